@@ -1,0 +1,194 @@
+/**
+ * The filters DSL (`FilterNode`): validated into a tree and compiled into a plain predicate over
+ * records. Filter values are data compared in JavaScript, never spliced into a query string, so
+ * nothing in a filter can be injected; and a filter only ever narrows the owner's own partition.
+ */
+import type { ValidationDetail } from '../errors.js';
+import type { FilterOperator } from './types.js';
+import type { Loc } from './schema.js';
+
+/** The fields of a record a filter can see. */
+export interface FilterableFields {
+  session_id: string | null;
+  parent_type: string | null;
+  parent_id: string | null;
+  timestamp: number;
+  sender_ids: readonly string[];
+}
+
+export type FilterField = 'session_id' | 'parent_type' | 'parent_id' | 'timestamp' | 'sender_id';
+const FILTER_FIELDS: readonly FilterField[] = ['session_id', 'parent_type', 'parent_id', 'timestamp', 'sender_id'];
+const OPERATORS: readonly FilterOperator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in'];
+const SCOPE_KEYS = new Set(['user_id', 'agent_id', 'app_id', 'project_id', 'owner_id', 'owner_type']);
+const MAX_DEPTH = 8;
+const MAX_IN_VALUES = 1000;
+
+type Value = string | number | null;
+
+export type FilterTree =
+  | { kind: 'and'; children: FilterTree[] }
+  | { kind: 'or'; children: FilterTree[] }
+  | { kind: 'cmp'; field: FilterField; op: FilterOperator; value: Value | Value[] };
+
+export type FilterPredicate = (record: FilterableFields) => boolean;
+
+export interface ParsedFilters {
+  tree: FilterTree;
+  test: FilterPredicate;
+  /** The session named by a top-level `session_id` equality, which turns on `unprocessed_messages`. */
+  topLevelSessionId: string | null;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Parses an ISO-8601 date-time or epoch-ms number into epoch ms; undefined when it is neither. */
+export function parseTimestamp(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function push(issues: ValidationDetail[], loc: Loc, type: string, msg: string, input: unknown): void {
+  issues.push({ loc, msg, type, input });
+}
+
+function checkValue(field: FilterField, value: unknown, loc: Loc, issues: ValidationDetail[]): Value | undefined {
+  if (field === 'timestamp') {
+    const ms = parseTimestamp(value);
+    if (ms === undefined) push(issues, loc, 'value_error', 'Value error, timestamp must be epoch milliseconds or an ISO-8601 date-time', value);
+    return ms;
+  }
+  if (value === null && field !== 'sender_id') return null;
+  if (typeof value !== 'string') {
+    push(issues, loc, 'string_type', `Input should be a valid string (filter field '${field}')`, value);
+    return undefined;
+  }
+  return value;
+}
+
+function parseCondition(field: FilterField, condition: unknown, loc: Loc, issues: ValidationDetail[]): FilterTree[] {
+  if (!isObject(condition)) {
+    const value = checkValue(field, condition, loc, issues);
+    return value === undefined ? [] : [{ kind: 'cmp', field, op: 'eq', value }];
+  }
+  const keys = Object.keys(condition);
+  if (keys.length === 0) push(issues, loc, 'value_error', `Value error, empty operator object for '${field}'`, condition);
+  const out: FilterTree[] = [];
+  for (const key of keys) {
+    const opLoc = [...loc, key];
+    if (!(OPERATORS as readonly string[]).includes(key)) {
+      push(issues, opLoc, 'value_error', `Value error, unknown operator '${key}'; use one of ${OPERATORS.join(', ')}`, condition[key]);
+      continue;
+    }
+    const op = key as FilterOperator;
+    if (field === 'sender_id' && op !== 'eq' && op !== 'in') {
+      push(issues, opLoc, 'value_error', `Value error, sender_id takes only 'eq' or 'in', not '${op}'`, condition[key]);
+      continue;
+    }
+    const raw = condition[key];
+    if (op === 'in') {
+      if (!Array.isArray(raw) || raw.length === 0 || raw.length > MAX_IN_VALUES) {
+        push(issues, opLoc, 'value_error', `Value error, 'in' takes a list of 1 to ${MAX_IN_VALUES} values`, raw);
+        continue;
+      }
+      const values = raw.map((v, i) => checkValue(field, v, [...opLoc, i], issues));
+      if (values.every((v) => v !== undefined)) out.push({ kind: 'cmp', field, op, value: values as Value[] });
+      continue;
+    }
+    if ((op === 'gt' || op === 'gte' || op === 'lt' || op === 'lte') && raw === null) {
+      push(issues, opLoc, 'value_error', `Value error, '${op}' cannot compare with null`, raw);
+      continue;
+    }
+    const value = checkValue(field, raw, opLoc, issues);
+    if (value !== undefined) out.push({ kind: 'cmp', field, op, value });
+  }
+  return out;
+}
+
+function parseNode(node: unknown, loc: Loc, depth: number, issues: ValidationDetail[]): FilterTree {
+  const and: FilterTree[] = [];
+  if (!isObject(node)) {
+    push(issues, loc, 'model_type', 'Input should be a valid dictionary or instance of FilterNode', node);
+    return { kind: 'and', children: and };
+  }
+  if (depth > MAX_DEPTH) {
+    push(issues, loc, 'value_error', `Value error, filters nest deeper than ${MAX_DEPTH} levels`, undefined);
+    return { kind: 'and', children: and };
+  }
+  for (const [key, value] of Object.entries(node)) {
+    const keyLoc = [...loc, key];
+    if (value === undefined) continue;
+    if (key === 'AND' || key === 'OR') {
+      if (value === null) continue;
+      if (!Array.isArray(value)) {
+        push(issues, keyLoc, 'list_type', 'Input should be a valid list', value);
+        continue;
+      }
+      if (key === 'OR' && value.length === 0) {
+        push(issues, keyLoc, 'value_error', 'Value error, OR needs at least one condition', value);
+        continue;
+      }
+      const children = value.map((child, i) => parseNode(child, [...keyLoc, i], depth + 1, issues));
+      and.push({ kind: key === 'AND' ? 'and' : 'or', children });
+      continue;
+    }
+    if (SCOPE_KEYS.has(key)) {
+      push(issues, keyLoc, 'value_error', `Value error, '${key}' is a scope key: set it at the top level of the request, not inside filters`, value);
+      continue;
+    }
+    if (!(FILTER_FIELDS as readonly string[]).includes(key)) {
+      push(issues, keyLoc, 'value_error', `Value error, unknown filter field '${key}'; use one of ${FILTER_FIELDS.join(', ')}`, value);
+      continue;
+    }
+    and.push(...parseCondition(key as FilterField, value, keyLoc, issues));
+  }
+  return { kind: 'and', children: and };
+}
+
+function compare(actual: Value, op: FilterOperator, expected: Value | Value[]): boolean {
+  switch (op) {
+    case 'eq':
+      return actual === expected;
+    case 'ne':
+      return actual !== expected;
+    case 'in':
+      return (expected as Value[]).includes(actual);
+    default: {
+      if (actual === null || expected === null || Array.isArray(expected)) return false;
+      if (op === 'gt') return actual > expected;
+      if (op === 'gte') return actual >= expected;
+      if (op === 'lt') return actual < expected;
+      return actual <= expected;
+    }
+  }
+}
+
+function compile(tree: FilterTree): FilterPredicate {
+  if (tree.kind === 'cmp') {
+    const { field, op, value } = tree;
+    if (field === 'sender_id') {
+      return (r) => r.sender_ids.some((id) => compare(id, op, value));
+    }
+    return (r) => compare(r[field], op, value);
+  }
+  const children = tree.children.map(compile);
+  return tree.kind === 'and' ? (r) => children.every((c) => c(r)) : (r) => children.some((c) => c(r));
+}
+
+function findTopLevelSession(tree: FilterTree): string | null {
+  if (tree.kind !== 'and') return null;
+  for (const child of tree.children) {
+    if (child.kind === 'cmp' && child.field === 'session_id' && child.op === 'eq' && typeof child.value === 'string') return child.value;
+  }
+  return null;
+}
+
+/** Validates a `filters` value; pushes FastAPI-style issues under `loc` and returns undefined when it is invalid. */
+export function parseFilters(node: unknown, loc: Loc, issues: ValidationDetail[]): ParsedFilters | undefined {
+  const before = issues.length;
+  const tree = parseNode(node, loc, 0, issues);
+  if (issues.length > before) return undefined;
+  return { tree, test: compile(tree), topLevelSessionId: findTopLevelSession(tree) };
+}

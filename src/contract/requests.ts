@@ -1,0 +1,357 @@
+/**
+ * Validation of every request of the memory API into resolved, defaulted values. Each function
+ * throws one `MemoryError('VALIDATION_FAILED')` listing every problem in FastAPI's `detail[]`
+ * shape, or returns a value the engine can trust.
+ */
+import { validationError, type ValidationDetail } from '../errors.js';
+import { parseFilters, parseTimestamp, type ParsedFilters } from './filters.js';
+import {
+  INVALID, anyOf, arrayOf, bool, int, nullable, num, object, oneOf, optional, record, required, str, withDefault,
+  type Check, type Shape,
+} from './schema.js';
+import {
+  MEMORY_TYPES, MESSAGE_ROLES, SEARCH_METHODS,
+  type AddMessage, type MemoryType, type SearchMethod,
+} from './types.js';
+
+/** Scope ids (user, agent, app, project, session) share one safe alphabet. */
+export const SCOPE_ID_PATTERN = /^[A-Za-z0-9_.@+-]+$/;
+export const MAX_QUERY_LENGTH = 16_000;
+export const MAX_MESSAGES_PER_ADD = 500;
+export const MAX_CONTENT_LENGTH = 100_000;
+export const DEFAULT_SCOPE = 'default';
+
+const scopeId = () => str({ min: 1, max: 256, pattern: SCOPE_ID_PATTERN });
+const text = (max: number) => str({ min: 1, max });
+const timestampCheck: Check<number> = (value, loc, issues) => {
+  const ms = parseTimestamp(value);
+  if (ms === undefined) {
+    issues.push({ loc, msg: 'Input should be epoch milliseconds or an ISO-8601 date-time', type: 'datetime_parsing', input: value });
+    return INVALID;
+  }
+  return ms;
+};
+
+export type OwnerType = 'user' | 'agent';
+
+/** The partition every record lives in: one app, one project, exactly one owner. */
+export interface Scope {
+  app_id: string;
+  project_id: string;
+  owner_type: OwnerType;
+  owner_id: string;
+}
+
+const ownerFields = {
+  user_id: optional(nullable(scopeId())),
+  agent_id: optional(nullable(scopeId())),
+  app_id: withDefault(scopeId(), DEFAULT_SCOPE),
+  project_id: withDefault(scopeId(), DEFAULT_SCOPE),
+};
+
+function run<T>(check: Check<T>, body: unknown, extra?: (value: T, issues: ValidationDetail[]) => void): T {
+  const issues: ValidationDetail[] = [];
+  const value = check(body, ['body'], issues);
+  if (value !== INVALID && extra) extra(value, issues);
+  if (value === INVALID || issues.length > 0) throw validationError(issues);
+  return value;
+}
+
+function resolveOwner(value: { user_id?: string | null | undefined; agent_id?: string | null | undefined; app_id: string; project_id: string }, issues: ValidationDetail[]): Scope | undefined {
+  const user = value.user_id ?? null;
+  const agent = value.agent_id ?? null;
+  if ((user === null) === (agent === null)) {
+    issues.push({
+      loc: ['body'],
+      msg: 'Value error, exactly one of user_id or agent_id must be set',
+      type: 'value_error',
+      input: { user_id: user, agent_id: agent },
+    });
+    return undefined;
+  }
+  return user !== null
+    ? { app_id: value.app_id, project_id: value.project_id, owner_type: 'user', owner_id: user }
+    : { app_id: value.app_id, project_id: value.project_id, owner_type: 'agent', owner_id: agent as string };
+}
+
+/** A `filters` field: a FilterNode or null, validated by the DSL's own rules. */
+const filtersCheck: Check<ParsedFilters | null> = (value, loc, issues) => {
+  if (value === null) return null;
+  return parseFilters(value, loc, issues) ?? INVALID;
+};
+
+// ---------------------------------------------------------------------------------------------
+// search
+
+export interface ResolvedSearch {
+  scope: Scope;
+  query: string;
+  method: SearchMethod;
+  /** -1 ("everything relevant") or 1..100. */
+  top_k: number;
+  radius: number | null;
+  min_score: number | null;
+  include_profile: boolean;
+  enable_llm_rerank: boolean;
+  filters: ParsedFilters | null;
+}
+
+const searchShape = object({
+  ...ownerFields,
+  query: required(text(MAX_QUERY_LENGTH)),
+  method: withDefault(oneOf(SEARCH_METHODS), 'hybrid' as SearchMethod),
+  top_k: withDefault(int(), -1),
+  radius: withDefault(nullable(num({ min: 0, max: 1 })), null),
+  min_score: withDefault(nullable(num({ min: 0, max: 1 })), null),
+  include_profile: withDefault(bool(), false),
+  enable_llm_rerank: withDefault(bool(), false),
+  filters: withDefault(filtersCheck, null),
+});
+
+/** Validates a SearchRequest (seed 000) and fills its defaults. */
+export function parseSearchRequest(body: unknown): ResolvedSearch {
+  let scope: Scope | undefined;
+  const value = run(searchShape, body, (v, issues) => {
+    scope = resolveOwner(v, issues);
+    if (v.top_k !== -1 && (v.top_k < 1 || v.top_k > 100)) {
+      issues.push({ loc: ['body', 'top_k'], msg: 'Value error, top_k must be -1 or between 1 and 100', type: 'value_error', input: v.top_k });
+    }
+    if (v.query.trim().length === 0) {
+      issues.push({ loc: ['body', 'query'], msg: 'Value error, query must contain a non-blank character', type: 'value_error', input: v.query });
+    }
+  });
+  return {
+    scope: scope as Scope,
+    query: value.query,
+    method: value.method,
+    top_k: value.top_k,
+    radius: value.radius,
+    min_score: value.min_score,
+    include_profile: value.include_profile,
+    enable_llm_rerank: value.enable_llm_rerank,
+    filters: value.filters,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// add / flush
+
+const contentCheck = anyOf<string | Record<string, unknown>[]>(
+  [text(MAX_CONTENT_LENGTH), arrayOf(record(), { min: 1, max: 100 })],
+  'content_type',
+  'Input should be a non-empty string or a list of content items',
+);
+
+const messageShape = object({
+  id: optional(nullable(str({ min: 1, max: 256 }))),
+  sender_id: required(scopeId()),
+  sender_name: optional(nullable(str({ max: 256 }))),
+  role: required(oneOf(MESSAGE_ROLES)),
+  timestamp: required(timestampCheck),
+  content: required(contentCheck),
+  tool_calls: optional(nullable(arrayOf(record(), { max: 100 }))),
+  tool_call_id: optional(nullable(str({ max: 256 }))),
+});
+
+const addShape = object({
+  session_id: required(scopeId()),
+  app_id: withDefault(scopeId(), DEFAULT_SCOPE),
+  project_id: withDefault(scopeId(), DEFAULT_SCOPE),
+  messages: required(arrayOf(messageShape, { min: 1, max: MAX_MESSAGES_PER_ADD })),
+});
+
+export interface ResolvedAdd {
+  app_id: string;
+  project_id: string;
+  session_id: string;
+  messages: ResolvedMessage[];
+}
+
+/** A validated message: optional fields made explicit. */
+export interface ResolvedMessage {
+  id: string | undefined;
+  sender_id: string;
+  sender_name: string | null;
+  role: AddMessage['role'];
+  timestamp: number;
+  content: AddMessage['content'];
+  tool_calls: Record<string, unknown>[] | null;
+  tool_call_id: string | null;
+}
+
+/** Validates an add request; every message is checked before anything is written. */
+export function parseAddRequest(body: unknown): ResolvedAdd {
+  const value = run(addShape, body, (v, issues) => {
+    v.messages.forEach((m, i) => {
+      if (typeof m.content !== 'string' && extractText(m.content).trim() === '' && !m.tool_calls) {
+        issues.push({ loc: ['body', 'messages', i, 'content'], msg: 'Value error, content items carry no text', type: 'value_error', input: m.content });
+      }
+    });
+  });
+  return {
+    app_id: value.app_id,
+    project_id: value.project_id,
+    session_id: value.session_id,
+    messages: value.messages.map((m) => ({
+      id: m.id ?? undefined,
+      sender_id: m.sender_id,
+      sender_name: m.sender_name ?? null,
+      role: m.role,
+      timestamp: m.timestamp,
+      content: m.content,
+      tool_calls: m.tool_calls ?? null,
+      tool_call_id: m.tool_call_id ?? null,
+    })),
+  };
+}
+
+/** The plain text of a message's content (text parts of a content-item list, joined). */
+export function extractText(content: string | Record<string, unknown>[]): string {
+  if (typeof content === 'string') return content;
+  return content
+    .map((item) => (typeof item['text'] === 'string' ? item['text'] : typeof item['content'] === 'string' ? item['content'] : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+const flushShape = object({
+  session_id: required(scopeId()),
+  app_id: withDefault(scopeId(), DEFAULT_SCOPE),
+  project_id: withDefault(scopeId(), DEFAULT_SCOPE),
+});
+
+export interface ResolvedFlush {
+  app_id: string;
+  project_id: string;
+  session_id: string;
+}
+
+/** Validates a flush request. */
+export function parseFlushRequest(body: unknown): ResolvedFlush {
+  return run(flushShape, body);
+}
+
+// ---------------------------------------------------------------------------------------------
+// get
+
+export interface ResolvedGet {
+  scope: Scope;
+  memory_type: MemoryType;
+  page: number;
+  page_size: number;
+  sort_by: 'timestamp' | 'created_at';
+  sort_order: 'asc' | 'desc';
+  filters: ParsedFilters | null;
+}
+
+const getShape = object({
+  ...ownerFields,
+  memory_type: withDefault(oneOf(MEMORY_TYPES), 'episode' as MemoryType),
+  page: withDefault(int({ min: 1, max: 1_000_000 }), 1),
+  page_size: withDefault(int({ min: 1, max: 100 }), 20),
+  sort_by: withDefault(oneOf(['timestamp', 'created_at'] as const), 'timestamp' as const),
+  sort_order: withDefault(oneOf(['asc', 'desc'] as const), 'desc' as const),
+  filters: withDefault(filtersCheck, null),
+});
+
+/** Validates a paginated listing request. */
+export function parseGetRequest(body: unknown): ResolvedGet {
+  let scope: Scope | undefined;
+  const value = run(getShape, body, (v, issues) => {
+    scope = resolveOwner(v, issues);
+  });
+  return { ...value, scope: scope as Scope };
+}
+
+// ---------------------------------------------------------------------------------------------
+// delete
+
+export interface ResolvedDelete {
+  scope: Scope;
+  memory_id: string | null;
+  session_id: string | null;
+}
+
+const deleteShape = object({
+  ...ownerFields,
+  memory_id: optional(nullable(str({ min: 1, max: 256 }))),
+  session_id: optional(nullable(scopeId())),
+});
+
+/** Validates a delete request: by memory id, by session, or the whole owner when neither is set. */
+export function parseDeleteRequest(body: unknown): ResolvedDelete {
+  let scope: Scope | undefined;
+  const value = run(deleteShape, body, (v, issues) => {
+    scope = resolveOwner(v, issues);
+    if (v.memory_id && v.session_id) {
+      issues.push({ loc: ['body'], msg: 'Value error, give memory_id or session_id, not both', type: 'value_error', input: { memory_id: v.memory_id, session_id: v.session_id } });
+    }
+  });
+  return { scope: scope as Scope, memory_id: value.memory_id ?? null, session_id: value.session_id ?? null };
+}
+
+// ---------------------------------------------------------------------------------------------
+// structured upserts
+
+function parseScoped<S extends Shape>(shape: S, body: unknown, ownerRule?: (scope: Scope, issues: ValidationDetail[]) => void) {
+  let scope: Scope | undefined;
+  const value = run(object({ ...ownerFields, ...shape }), body, (v, issues) => {
+    scope = resolveOwner(v as never, issues);
+    if (scope && ownerRule) ownerRule(scope, issues);
+  });
+  return { value, scope: scope as Scope };
+}
+
+const agentOnly = (kind: string) => (scope: Scope, issues: ValidationDetail[]) => {
+  if (scope.owner_type !== 'agent') issues.push({ loc: ['body', 'agent_id'], msg: `Value error, ${kind} belong to an agent: set agent_id`, type: 'value_error', input: null });
+};
+const userOnly = (kind: string) => (scope: Scope, issues: ValidationDetail[]) => {
+  if (scope.owner_type !== 'user') issues.push({ loc: ['body', 'user_id'], msg: `Value error, ${kind} belong to a user: set user_id`, type: 'value_error', input: null });
+};
+
+const recordId = () => str({ min: 1, max: 128, pattern: SCOPE_ID_PATTERN });
+
+/** Validates an agent-case upsert. */
+export function parseUpsertCase(body: unknown) {
+  return parseScoped({
+    id: optional(recordId()),
+    session_id: required(scopeId()),
+    task_intent: required(text(10_000)),
+    approach: required(text(20_000)),
+    quality_score: withDefault(num({ min: 0, max: 1 }), 0.5),
+    key_insight: withDefault(nullable(str({ max: 10_000 })), null),
+    timestamp: optional(timestampCheck),
+  }, body, agentOnly('agent cases'));
+}
+
+/** Validates an agent-skill upsert. */
+export function parseUpsertSkill(body: unknown) {
+  return parseScoped({
+    id: optional(recordId()),
+    name: required(text(256)),
+    description: required(text(10_000)),
+    content: required(text(50_000)),
+    confidence: withDefault(num({ min: 0, max: 1 }), 0.5),
+    maturity_score: withDefault(num({ min: 0, max: 1 }), 0.5),
+    source_case_ids: withDefault(arrayOf(str({ min: 1, max: 256 }), { max: 1000 }), [] as string[]),
+  }, body, agentOnly('agent skills'));
+}
+
+/** Validates a knowledge-entry upsert (either owner type). */
+export function parseUpsertKnowledge(body: unknown) {
+  return parseScoped({
+    id: optional(recordId()),
+    title: required(text(512)),
+    content: required(text(50_000)),
+    source: withDefault(nullable(str({ max: 2048 })), null),
+    timestamp: optional(timestampCheck),
+  }, body);
+}
+
+/** Validates a profile upsert (users only, as in the contract). */
+export function parseUpsertProfile(body: unknown) {
+  return parseScoped({
+    profile_data: required(record()),
+    mode: withDefault(oneOf(['merge', 'replace'] as const), 'merge' as const),
+  }, body, userOnly('profiles'));
+}

@@ -1,0 +1,166 @@
+/**
+ * A tiny validator that reports problems the way FastAPI/pydantic does (`{loc, msg, type, input,
+ * ctx}`), so clients written against EverOS read our 422s unchanged. Types are strict: a string
+ * "5" is not an integer and `true` is not a number.
+ */
+import type { ValidationDetail } from '../errors.js';
+
+export type Loc = (string | number)[];
+
+/** A field check: returns the (possibly defaulted) value, or pushes issues and returns INVALID. */
+export type Check<T> = (value: unknown, loc: Loc, issues: ValidationDetail[]) => T | typeof INVALID;
+
+export const INVALID: unique symbol = Symbol('invalid');
+
+function issue(issues: ValidationDetail[], loc: Loc, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
+  issues.push({ loc, msg, type, input, ...(ctx ? { ctx } : {}) });
+  return INVALID;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export interface StringRules {
+  min?: number;
+  max?: number;
+  pattern?: RegExp;
+}
+
+/** A string with optional length bounds and pattern. */
+export function str(rules: StringRules = {}): Check<string> {
+  return (value, loc, issues) => {
+    if (typeof value !== 'string') return issue(issues, loc, 'string_type', 'Input should be a valid string', value);
+    if (rules.min !== undefined && value.length < rules.min) {
+      return issue(issues, loc, 'string_too_short', `String should have at least ${rules.min} character${rules.min === 1 ? '' : 's'}`, value, { min_length: rules.min });
+    }
+    if (rules.max !== undefined && value.length > rules.max) {
+      return issue(issues, loc, 'string_too_long', `String should have at most ${rules.max} characters`, value, { max_length: rules.max });
+    }
+    if (rules.pattern && !rules.pattern.test(value)) {
+      return issue(issues, loc, 'string_pattern_mismatch', `String should match pattern '${rules.pattern.source}'`, value, { pattern: rules.pattern.source });
+    }
+    return value;
+  };
+}
+
+export interface NumberRules {
+  min?: number;
+  max?: number;
+}
+
+function bounded<T extends number>(value: T, rules: NumberRules, loc: Loc, issues: ValidationDetail[]): T | typeof INVALID {
+  if (rules.min !== undefined && value < rules.min) return issue(issues, loc, 'greater_than_equal', `Input should be greater than or equal to ${rules.min}`, value, { ge: rules.min });
+  if (rules.max !== undefined && value > rules.max) return issue(issues, loc, 'less_than_equal', `Input should be less than or equal to ${rules.max}`, value, { le: rules.max });
+  return value;
+}
+
+/** An integer (JSON number without a fraction). */
+export function int(rules: NumberRules = {}): Check<number> {
+  return (value, loc, issues) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return issue(issues, loc, 'int_type', 'Input should be a valid integer', value);
+    if (!Number.isInteger(value)) return issue(issues, loc, 'int_from_float', 'Input should be a valid integer, got a number with a fractional part', value);
+    return bounded(value, rules, loc, issues);
+  };
+}
+
+/** A finite number. */
+export function num(rules: NumberRules = {}): Check<number> {
+  return (value, loc, issues) => {
+    if (typeof value !== 'number') return issue(issues, loc, 'float_type', 'Input should be a valid number', value);
+    if (!Number.isFinite(value)) return issue(issues, loc, 'finite_number', 'Input should be a finite number', value);
+    return bounded(value, rules, loc, issues);
+  };
+}
+
+/** A boolean. */
+export function bool(): Check<boolean> {
+  return (value, loc, issues) => (typeof value === 'boolean' ? value : issue(issues, loc, 'bool_type', 'Input should be a valid boolean', value));
+}
+
+/** One of a fixed set of strings. */
+export function oneOf<T extends string>(values: readonly T[]): Check<T> {
+  const expected = values.map((v) => `'${v}'`).join(', ').replace(/, ([^,]*)$/, ' or $1');
+  return (value, loc, issues) =>
+    typeof value === 'string' && (values as readonly string[]).includes(value)
+      ? (value as T)
+      : issue(issues, loc, 'enum', `Input should be ${expected}`, value, { expected });
+}
+
+/** `null` or the inner check. */
+export function nullable<T>(inner: Check<T>): Check<T | null> {
+  return (value, loc, issues) => (value === null ? null : inner(value, loc, issues));
+}
+
+export interface ArrayRules {
+  min?: number;
+  max?: number;
+}
+
+/** An array whose every element passes `item`. */
+export function arrayOf<T>(item: Check<T>, rules: ArrayRules = {}): Check<T[]> {
+  return (value, loc, issues) => {
+    if (!Array.isArray(value)) return issue(issues, loc, 'list_type', 'Input should be a valid list', value);
+    if (rules.min !== undefined && value.length < rules.min) {
+      return issue(issues, loc, 'too_short', `List should have at least ${rules.min} item${rules.min === 1 ? '' : 's'} after validation, not ${value.length}`, value, { field_type: 'List', min_length: rules.min, actual_length: value.length });
+    }
+    if (rules.max !== undefined && value.length > rules.max) {
+      return issue(issues, loc, 'too_long', `List should have at most ${rules.max} items after validation, not ${value.length}`, undefined, { field_type: 'List', max_length: rules.max, actual_length: value.length });
+    }
+    const before = issues.length;
+    const out = value.map((element, index) => item(element, [...loc, index], issues));
+    return issues.length > before ? INVALID : (out as T[]);
+  };
+}
+
+/** Any JSON object (free-form). */
+export function record(): Check<Record<string, unknown>> {
+  return (value, loc, issues) => (isPlainObject(value) ? value : issue(issues, loc, 'dict_type', 'Input should be a valid dictionary', value));
+}
+
+/** Accepts anything of the listed checks, first that passes wins (pydantic's union, simplified). */
+export function anyOf<T>(checks: Check<T>[], type: string, msg: string): Check<T> {
+  return (value, loc, issues) => {
+    for (const check of checks) {
+      const scratch: ValidationDetail[] = [];
+      const out = check(value, loc, scratch);
+      if (out !== INVALID) return out;
+    }
+    return issue(issues, loc, type, msg, value);
+  };
+}
+
+export interface Field<T> {
+  check: Check<T>;
+  required?: boolean;
+  default?: T;
+}
+
+export type Shape = Record<string, Field<unknown>>;
+export type Parsed<S extends Shape> = { [K in keyof S]: S[K] extends Field<infer T> ? T : never };
+
+/** A JSON object with known fields; unknown fields are `extra_forbidden` (additionalProperties: false). */
+export function object<S extends Shape>(shape: S): Check<Parsed<S>> {
+  return (value, loc, issues) => {
+    if (!isPlainObject(value)) return issue(issues, loc, 'model_attributes_type', 'Input should be a valid dictionary or object to extract fields from', value);
+    const before = issues.length;
+    const out: Record<string, unknown> = {};
+    for (const [name, field] of Object.entries(shape)) {
+      if (!(name in value) || value[name] === undefined) {
+        if (field.required) issue(issues, [...loc, name], 'missing', 'Field required', value);
+        else if ('default' in field) out[name] = field.default;
+        continue;
+      }
+      const checked = field.check(value[name], [...loc, name], issues);
+      if (checked !== INVALID) out[name] = checked;
+    }
+    for (const name of Object.keys(value)) {
+      if (!(name in shape)) issue(issues, [...loc, name], 'extra_forbidden', 'Extra inputs are not permitted', value[name]);
+    }
+    return issues.length > before ? INVALID : (out as Parsed<S>);
+  };
+}
+
+/** Shorthands for the common field forms. */
+export const required = <T>(check: Check<T>): Field<T> => ({ check, required: true });
+export const optional = <T>(check: Check<T>): Field<T | undefined> => ({ check });
+export const withDefault = <T>(check: Check<T>, value: T): Field<T> => ({ check, default: value });

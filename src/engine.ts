@@ -1,0 +1,398 @@
+/**
+ * The engine: one store, one in-memory state derived from it, the models, and the verbs of the
+ * memory API. Writes run one at a time and become visible only after the store committed them;
+ * searches read the current state. Hosts (HTTP, worker, Durable Object) translate to these verbs
+ * and hold no memory logic of their own.
+ */
+import {
+  parseAddRequest, parseDeleteRequest, parseFlushRequest, parseGetRequest, parseSearchRequest,
+  parseUpsertCase, parseUpsertKnowledge, parseUpsertProfile, parseUpsertSkill,
+  type Scope,
+} from './contract/requests.js';
+import type {
+  AddResponse, DeleteResponse, FlushResponse, GetResponse, SearchResponse, UpsertResponse,
+} from './contract/types.js';
+import { createError, isMemoryError, wrapError } from './errors.js';
+import { listMemories } from './list.js';
+import { MemoryState, profileId } from './memory-state.js';
+import type { Embedder, Llm, Reranker } from './models/ports.js';
+import { createLlmReranker } from './models/llm-reranker.js';
+import { partitionKey, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
+import { runSearch, type Notice, type SearchTrace } from './search/search.js';
+import type { StorageAdapter, StoreBatch } from './store/port.js';
+import { createMemoryStore } from './store/memory-store.js';
+import { segmentMessages } from './write/boundary.js';
+import type { Extraction, Extractor, Segment } from './write/extraction.js';
+import { embedRecords, recordsFromExtraction } from './write/ingest.js';
+import { mergeProfile } from './write/profile-rules.js';
+import { createRulesExtractor } from './write/rules-extractor.js';
+
+export interface Progress {
+  phase: 'open' | 'reembed' | 'llm' | 'embedder';
+  loaded: number;
+  total?: number;
+  text?: string;
+}
+
+export interface MemoryOptions {
+  /** Where records live. Default: in memory only (nothing survives `close`). */
+  store?: StorageAdapter;
+  /** The embedding model. Required: use `createDefaultEmbedder()` for the bundled on-device model. */
+  embedder: Embedder;
+  /** Optional reranker for agentic round 1 / 2 and hybrid skills. */
+  reranker?: Reranker | null;
+  /** Optional LLM: agentic sufficiency checks, `enable_llm_rerank`, LLM extraction. */
+  llm?: Llm | null;
+  /** How segments become memories. Default: the model-free rules extractor. */
+  extractor?: Extractor;
+  /** The cosine floor used when `top_k` is -1 (default 0.5, EverOS's value). */
+  autoRadius?: number;
+  /** Called for every degraded path taken (no LLM, extractor fallback, …): nothing degrades silently. */
+  onNotice?: (notice: Notice) => void;
+  onProgress?: (progress: Progress) => void;
+  /** Clock (epoch ms); tests pin it. */
+  now?: () => number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface MemoryStats {
+  records: number;
+  partitions: number;
+  buffered_messages: number;
+  store: string;
+  embedder: { id: string; dim: number };
+  reranker: string | null;
+  llm: string | null;
+  extractor: string;
+}
+
+/** The memory API. Every method validates its request and rejects with a `MemoryError`. */
+export interface Memory {
+  add(request: unknown, options?: CallOptions): Promise<AddResponse>;
+  flush(request: unknown, options?: CallOptions): Promise<FlushResponse>;
+  search(request: unknown, options?: CallOptions): Promise<SearchResponse>;
+  /** `search` plus a trace: recall legs per item, rounds, and notices of degraded paths. */
+  searchWithTrace(request: unknown, options?: CallOptions): Promise<{ response: SearchResponse; trace: SearchTrace }>;
+  get(request: unknown): Promise<GetResponse>;
+  delete(request: unknown): Promise<DeleteResponse>;
+  upsertCase(request: unknown, options?: CallOptions): Promise<UpsertResponse>;
+  upsertSkill(request: unknown, options?: CallOptions): Promise<UpsertResponse>;
+  upsertKnowledge(request: unknown, options?: CallOptions): Promise<UpsertResponse>;
+  upsertProfile(request: unknown): Promise<UpsertResponse>;
+  stats(): MemoryStats;
+  close(): Promise<void>;
+}
+
+const EMBEDDER_META = 'embedder';
+
+/** Opens a memory over a store (loading and, if the embedding model changed, re-embedding it). */
+export async function createMemory(options: MemoryOptions): Promise<Memory> {
+  if (!options?.embedder) throw createError('MODEL_UNAVAILABLE', { message: 'createMemory needs an embedder: pass createDefaultEmbedder() for the bundled model' });
+  const store = options.store ?? createMemoryStore();
+  const embedder = options.embedder;
+  const reranker = options.reranker ?? null;
+  const llm = options.llm ?? null;
+  const llmReranker = llm ? createLlmReranker(llm) : null;
+  const extractor = options.extractor ?? createRulesExtractor();
+  const rules = extractor.id === 'rules' ? extractor : createRulesExtractor();
+  const now = options.now ?? (() => Date.now());
+  const notify = (notice: Notice) => options.onNotice?.(notice);
+
+  const items = await store.loadAll().catch((error: unknown) => {
+    throw wrapError(error, 'STORAGE_FAILED', 'cannot load the memory');
+  });
+  options.onProgress?.({ phase: 'open', loaded: items.length, total: items.length });
+  await reembedIfModelChanged(store, items, embedder, options.onProgress);
+  const state = new MemoryState(items);
+
+  let closed = false;
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(() => {
+      if (closed) throw createError('CLOSED');
+      return work();
+    });
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  const ensureOpen = () => {
+    if (closed) throw createError('CLOSED');
+  };
+  const requestId = () => crypto.randomUUID();
+  const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
+
+  async function commit(batch: StoreBatch): Promise<void> {
+    try {
+      await store.commit(batch);
+    } catch (error) {
+      throw isMemoryError(error) ? error : wrapError(error, 'STORAGE_FAILED', 'the store rejected the write; nothing was written');
+    }
+    state.apply(batch);
+  }
+
+  async function extract(segment: Segment, signal?: AbortSignal): Promise<Extraction> {
+    if (extractor === rules) return rules.extract(segment);
+    try {
+      return await extractor.extract(segment, signal ? { signal } : {});
+    } catch (error) {
+      if (signal?.aborted) throw wrapError(error, 'ABORTED');
+      const code = isMemoryError(error) ? error.code : 'MODEL_FAILED';
+      notify({ code: 'extract.fallback', message: `The ${extractor.id} extractor failed (${code}); the rules extractor was used for this segment.` });
+      const fallback = await rules.extract(segment);
+      return { ...fallback, extractor: 'rules-fallback' };
+    }
+  }
+
+  /** Records for closed segments; profile updates chain so two segments of one add both count. */
+  async function recordsForSegments(segments: BufferedMessage[][], signal?: AbortSignal): Promise<MemoryRecord[]> {
+    const out: MemoryRecord[] = [];
+    const pendingProfiles = new Map<string, ProfileRecord>();
+    for (const messages of segments) {
+      const first = messages[0]!;
+      const segment: Segment = { id: newId('mc'), app_id: first.app_id, project_id: first.project_id, session_id: first.session_id, messages };
+      const extraction = await extract(segment, signal);
+      const records = await recordsFromExtraction(segment, extraction, {
+        embedder,
+        now: now(),
+        newId,
+        profileId,
+        profileOf: (scope) => pendingProfiles.get(profileId(scope)) ?? state.profile(scope),
+        ...(signal ? { signal } : {}),
+      });
+      for (const r of records) {
+        if (r.kind === 'profile') pendingProfiles.set(r.id, r);
+        else out.push(r);
+      }
+    }
+    return [...out, ...pendingProfiles.values()];
+  }
+
+  function unprocessedFor(scope: Scope, sessionId: string | null): BufferedMessage[] {
+    if (!sessionId) return [];
+    const buffered = state.buffer(scope.app_id, scope.project_id, sessionId);
+    // A buffer has no owner yet: it is shown only to someone taking part in that conversation.
+    return buffered.some((m) => m.sender_id === scope.owner_id) ? buffered : [];
+  }
+
+  function ownedRecord(scope: Scope, id: string): MemoryRecord | undefined {
+    const record = state.records.get(id);
+    return record && partitionKey(record) === partitionKey(scope) ? record : undefined;
+  }
+
+  async function upsert(record: MemoryRecord, signal?: AbortSignal): Promise<UpsertResponse> {
+    const existing = state.records.get(record.id);
+    if (existing && partitionKey(existing) !== partitionKey(record)) {
+      throw createError('VALIDATION_FAILED', {
+        message: 'Invalid request (body.id: id is already used by another memory)',
+        details: [{ loc: ['body', 'id'], msg: 'Value error, this id is already used by another memory', type: 'value_error', input: record.id }],
+      });
+    }
+    if (existing) record.created_at = existing.created_at;
+    await embedRecords([record], { embedder, ...(signal ? { signal } : {}) });
+    await commit({ put: [record], delete: [] });
+    return { request_id: requestId(), data: { id: record.id, status: existing ? 'updated' : 'created' } };
+  }
+
+  function baseRecord(scope: Scope, id: string | undefined, prefix: string, timestamp: number | undefined) {
+    const t = now();
+    return {
+      ...scope, id: id ?? newId(prefix), session_id: null as string | null, timestamp: timestamp ?? t, created_at: t, updated_at: t,
+      sender_ids: [scope.owner_id], source_message_ids: [] as string[], parent_type: null, parent_id: null, vector: null, vector_model: null,
+    };
+  }
+
+  const memory: Memory = {
+    async add(request, callOptions = {}) {
+      const req = parseAddRequest(request);
+      return exclusive(async () => {
+        const existing = state.buffer(req.app_id, req.project_id, req.session_id);
+        const seen = new Set(existing.map((m) => m.message_id).filter((id): id is string => id !== null));
+        let seq = existing.reduce((max, m) => Math.max(max, m.seq), -1) + 1;
+        const incoming: BufferedMessage[] = [];
+        for (const m of req.messages) {
+          // A message re-sent with the same id (a retried request) is taken once.
+          if (m.id !== undefined && seen.has(m.id)) continue;
+          if (m.id !== undefined) seen.add(m.id);
+          incoming.push({
+            kind: 'message', id: newId('msg'), app_id: req.app_id, project_id: req.project_id, session_id: req.session_id, seq: seq++,
+            sender_id: m.sender_id, sender_name: m.sender_name, role: m.role, timestamp: m.timestamp, content: m.content,
+            tool_calls: m.tool_calls, tool_call_id: m.tool_call_id, message_id: m.id ?? null,
+          });
+        }
+        const { closed: segments, open } = segmentMessages(existing, incoming);
+        const records = await recordsForSegments(segments, callOptions.signal);
+        const stored = new Set(existing.map((m) => m.id));
+        await commit({
+          put: [...records, ...open.filter((m) => !stored.has(m.id))],
+          delete: segments.flat().filter((m) => stored.has(m.id)).map((m) => m.id),
+        });
+        return { request_id: requestId(), data: { message_count: incoming.length, status: segments.length ? 'extracted' : 'accumulated' } };
+      });
+    },
+
+    async flush(request, callOptions = {}) {
+      const req = parseFlushRequest(request);
+      return exclusive(async () => {
+        const buffered = state.buffer(req.app_id, req.project_id, req.session_id);
+        if (buffered.length === 0) return { request_id: requestId(), data: { status: 'no_extraction' as const } };
+        const records = await recordsForSegments([buffered], callOptions.signal);
+        await commit({ put: records, delete: buffered.map((m) => m.id) });
+        return { request_id: requestId(), data: { status: 'extracted' as const } };
+      });
+    },
+
+    async search(request, callOptions) {
+      return (await memory.searchWithTrace(request, callOptions)).response;
+    },
+
+    async searchWithTrace(request, callOptions = {}) {
+      const req = parseSearchRequest(request);
+      ensureOpen();
+      const { data, trace } = await runSearch(req, {
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+        partition: state.partition(req.scope),
+        profile: state.profile(req.scope),
+        unprocessed: unprocessedFor(req.scope, req.filters?.topLevelSessionId ?? null),
+        embedder,
+        reranker,
+        llm,
+        llmReranker,
+        ...(options.autoRadius !== undefined ? { autoRadius: options.autoRadius } : {}),
+        now,
+      }).catch((error: unknown) => {
+        throw isMemoryError(error) ? error : wrapError(error, 'MODEL_FAILED', 'search failed');
+      });
+      for (const n of trace.notices) notify(n);
+      return { response: { request_id: requestId(), data }, trace };
+    },
+
+    async get(request) {
+      const req = parseGetRequest(request);
+      ensureOpen();
+      const data = listMemories(req, state.partition(req.scope), state.profile(req.scope), unprocessedFor(req.scope, req.filters?.topLevelSessionId ?? null));
+      return { request_id: requestId(), data };
+    },
+
+    async delete(request) {
+      const req = parseDeleteRequest(request);
+      return exclusive(async () => {
+        const { scope } = req;
+        const doomed = new Set<string>();
+        const withChildren = (record: MemoryRecord) => {
+          doomed.add(record.id);
+          for (const c of state.partition(scope)?.childrenOf(record.id) ?? []) doomed.add(c.id);
+        };
+        // Someone's words can sit in another owner's records (an agent's case quotes the user):
+        // forgetting a user reaches every record in the project that names them as a sender.
+        const sameProject = (r: MemoryRecord | BufferedMessage) => r.app_id === scope.app_id && r.project_id === scope.project_id;
+        const mentions = (r: MemoryRecord) => sameProject(r) && (partitionKey(r) === partitionKey(scope) || r.sender_ids.includes(scope.owner_id));
+        if (req.memory_id) {
+          const record = ownedRecord(scope, req.memory_id);
+          if (!record) throw createError('NOT_FOUND', { details: { memory_id: req.memory_id } });
+          withChildren(record);
+        } else {
+          for (const r of state.records.values()) {
+            if (!mentions(r)) continue;
+            if (req.session_id && r.session_id !== req.session_id) continue;
+            doomed.add(r.id);
+          }
+          for (const [, buffer] of state.buffers) {
+            const first = buffer[0];
+            if (!first || !sameProject(first) || (req.session_id && first.session_id !== req.session_id)) continue;
+            if (buffer.some((m) => m.sender_id === scope.owner_id)) for (const m of buffer) doomed.add(m.id);
+          }
+        }
+        await commit({ put: [], delete: [...doomed] });
+        return { request_id: requestId(), data: { deleted_count: doomed.size } };
+      });
+    },
+
+    async upsertCase(request, callOptions = {}) {
+      const { value, scope } = parseUpsertCase(request);
+      return exclusive(() => {
+        const record: AgentCaseRecord = {
+          ...baseRecord(scope, value.id, 'ac', value.timestamp), kind: 'agent_case', session_id: value.session_id,
+          task_intent: value.task_intent, approach: value.approach, quality_score: value.quality_score, key_insight: value.key_insight,
+        };
+        return upsert(record, callOptions.signal);
+      });
+    },
+
+    async upsertSkill(request, callOptions = {}) {
+      const { value, scope } = parseUpsertSkill(request);
+      return exclusive(() => {
+        const record: AgentSkillRecord = {
+          ...baseRecord(scope, value.id, 'sk', undefined), kind: 'agent_skill', name: value.name, description: value.description,
+          content: value.content, confidence: value.confidence, maturity_score: value.maturity_score, source_case_ids: value.source_case_ids,
+        };
+        return upsert(record, callOptions.signal);
+      });
+    },
+
+    async upsertKnowledge(request, callOptions = {}) {
+      const { value, scope } = parseUpsertKnowledge(request);
+      return exclusive(() => {
+        const record: KnowledgeRecord = {
+          ...baseRecord(scope, value.id, 'kn', value.timestamp), kind: 'knowledge', title: value.title, content: value.content, source: value.source,
+        };
+        return upsert(record, callOptions.signal);
+      });
+    },
+
+    async upsertProfile(request) {
+      const { value, scope } = parseUpsertProfile(request);
+      return exclusive(async () => {
+        const current = state.profile(scope);
+        const record: ProfileRecord = {
+          ...baseRecord(scope, profileId(scope), 'pf', undefined), kind: 'profile',
+          created_at: current?.created_at ?? now(),
+          profile_data: value.mode === 'replace' ? mergeProfile({}, value.profile_data) : mergeProfile(current?.profile_data ?? {}, value.profile_data),
+        };
+        await commit({ put: [record], delete: [] });
+        return { request_id: requestId(), data: { id: record.id, status: current ? ('updated' as const) : ('created' as const) } };
+      });
+    },
+
+    stats() {
+      let buffered = 0;
+      for (const list of state.buffers.values()) buffered += list.length;
+      return {
+        records: state.records.size,
+        partitions: state.partitions.size,
+        buffered_messages: buffered,
+        store: store.kind,
+        embedder: { id: embedder.id, dim: embedder.dim },
+        reranker: reranker?.id ?? null,
+        llm: llm?.id ?? null,
+        extractor: extractor.id,
+      };
+    },
+
+    async close() {
+      if (closed) return;
+      await queue;
+      closed = true;
+      await store.close();
+    },
+  };
+  return memory;
+}
+
+/** Vectors made by another model are meaningless to this one: re-embed them once, on open. */
+async function reembedIfModelChanged(store: StorageAdapter, items: StoredItem[], embedder: Embedder, onProgress?: (p: Progress) => void): Promise<void> {
+  const stale = items.filter((i): i is MemoryRecord => i.kind !== 'message' && i.kind !== 'profile' && i.vector_model !== embedder.id);
+  const known = (await store.getMeta(EMBEDDER_META)) as { id?: string } | undefined;
+  if (stale.length > 0) {
+    const BATCH = 256;
+    for (let i = 0; i < stale.length; i += BATCH) {
+      const chunk = stale.slice(i, i + BATCH);
+      await embedRecords(chunk, { embedder });
+      await store.commit({ put: chunk, delete: [] });
+      onProgress?.({ phase: 'reembed', loaded: Math.min(i + BATCH, stale.length), total: stale.length });
+    }
+  }
+  if (known?.id !== embedder.id) await store.setMeta(EMBEDDER_META, { id: embedder.id, dim: embedder.dim });
+}

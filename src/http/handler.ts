@@ -1,0 +1,102 @@
+/**
+ * The runtime-agnostic HTTP face of a memory: Web-standard Request in, Response out. The same
+ * function serves the Node server, the Cloudflare Worker / Durable Object and the PWA's service
+ * worker. Errors come out in the EverOS shape: 422 `{detail: [...]}` for validation, otherwise
+ * `{detail: message, code}` with the catalog's status. User input never produces a 500.
+ */
+import { isMemoryError, MemoryError } from '../errors.js';
+import type { Memory } from '../engine.js';
+import type { SearchTrace } from '../search/search.js';
+
+export const API_PREFIX = '/api/v1/memory';
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+type Verb = (memory: Memory, body: unknown, signal: AbortSignal) => Promise<{ body: unknown; trace?: SearchTrace }>;
+
+const ROUTES: Record<string, Verb> = {
+  add: async (m, b, signal) => ({ body: await m.add(b, { signal }) }),
+  flush: async (m, b, signal) => ({ body: await m.flush(b, { signal }) }),
+  search: async (m, b, signal) => {
+    const { response, trace } = await m.searchWithTrace(b, { signal });
+    return { body: response, trace };
+  },
+  get: async (m, b) => ({ body: await m.get(b) }),
+  delete: async (m, b) => ({ body: await m.delete(b) }),
+  cases: async (m, b, signal) => ({ body: await m.upsertCase(b, { signal }) }),
+  skills: async (m, b, signal) => ({ body: await m.upsertSkill(b, { signal }) }),
+  knowledge: async (m, b, signal) => ({ body: await m.upsertKnowledge(b, { signal }) }),
+  profile: async (m, b) => ({ body: await m.upsertProfile(b) }),
+};
+
+export interface HandlerOptions {
+  /** Reports unexpected failures (a bug, never user input) to the host's log. */
+  onError?: (error: unknown) => void;
+  /** Path prefix the API is mounted under (default none). */
+  basePath?: string;
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+/** The response for a thrown error, in the EverOS error shape. */
+export function errorResponse(error: unknown): Response {
+  if (isMemoryError(error)) {
+    if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details)) return json(422, { detail: error.details });
+    const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': 'Bearer' } : {};
+    return json(error.status, { detail: error.message, code: error.code, ...(error.details && !Array.isArray(error.details) ? { details: error.details } : {}) }, headers);
+  }
+  return json(500, { detail: 'Internal Server Error', code: 'INTERNAL' });
+}
+
+/** Reads a JSON body with FastAPI's error for malformed JSON; bounded in size. */
+export async function readJson(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw new MemoryError('PAYLOAD_TOO_LARGE', { details: { limit_bytes: MAX_BODY_BYTES } });
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) throw new MemoryError('PAYLOAD_TOO_LARGE', { details: { limit_bytes: MAX_BODY_BYTES } });
+  if (text.trim() === '') {
+    throw new MemoryError('VALIDATION_FAILED', { details: [{ loc: ['body'], msg: 'Field required', type: 'missing', input: null }] });
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    const position = Number(/position (\d+)/.exec(String((error as Error).message))?.[1] ?? 0);
+    throw new MemoryError('VALIDATION_FAILED', {
+      details: [{ loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: (error as Error).message } }],
+    });
+  }
+}
+
+function traceHeaders(trace: SearchTrace | undefined): Record<string, string> {
+  if (!trace) return {};
+  const headers: Record<string, string> = { 'x-engram-rounds': String(trace.rounds), 'x-engram-took-ms': String(Math.round(trace.took_ms)) };
+  if (trace.notices.length) headers['x-engram-notices'] = trace.notices.map((n) => n.code).join(', ');
+  return headers;
+}
+
+/** Builds a fetch handler over a memory (or a function that picks the memory for a request). */
+export function createFetchHandler(target: Memory | ((request: Request, body: unknown) => Promise<Memory>), options: HandlerOptions = {}): (request: Request) => Promise<Response> {
+  const base = options.basePath ?? '';
+  const pick = typeof target === 'function' ? target : async () => target;
+  return async (request) => {
+    try {
+      const path = new URL(request.url).pathname.slice(base.length).replace(/\/+$/, '') || '/';
+      if (path === '/health') {
+        if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
+        const memory = typeof target === 'function' ? null : target;
+        return json(200, { status: 'ok', ...(memory ? { memory: memory.stats() } : {}) });
+      }
+      if (!path.startsWith(`${API_PREFIX}/`)) return json(404, { detail: 'Not Found' });
+      const verb = ROUTES[path.slice(API_PREFIX.length + 1)];
+      if (!verb) return json(404, { detail: 'Not Found' });
+      if (request.method !== 'POST') return json(405, { detail: 'Method Not Allowed' }, { allow: 'POST' });
+      const body = await readJson(request);
+      const memory = await pick(request, body);
+      const out = await verb(memory, body, request.signal);
+      return json(200, out.body, traceHeaders(out.trace));
+    } catch (error) {
+      if (!isMemoryError(error)) options.onError?.(error);
+      return errorResponse(error);
+    }
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * The engine's in-memory view of its store: every record grouped into partitions, and the
+ * session buffers. It changes only through `apply`, called after the store committed the same
+ * batch, so it never shows a write the store does not hold.
+ */
+import { Partition } from './index/partition.js';
+import type { Scope } from './contract/requests.js';
+import { bufferKey, partitionKey, type BufferedMessage, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
+import type { StoreBatch } from './store/port.js';
+
+export class MemoryState {
+  readonly records = new Map<string, MemoryRecord>();
+  readonly partitions = new Map<string, Partition>();
+  readonly buffers = new Map<string, BufferedMessage[]>();
+  private readonly messages = new Map<string, BufferedMessage>();
+
+  constructor(items: readonly StoredItem[] = []) {
+    this.apply({ put: [...items], delete: [] });
+  }
+
+  partition(scope: Scope): Partition | undefined {
+    return this.partitions.get(partitionKey(scope));
+  }
+
+  buffer(app_id: string, project_id: string, session_id: string): BufferedMessage[] {
+    return this.buffers.get(bufferKey(app_id, project_id, session_id)) ?? [];
+  }
+
+  profile(scope: Scope): ProfileRecord | undefined {
+    const record = this.records.get(profileId(scope));
+    return record?.kind === 'profile' ? record : undefined;
+  }
+
+  /** A stored item by id (record or buffered message). */
+  get(id: string): StoredItem | undefined {
+    return this.records.get(id) ?? this.messages.get(id);
+  }
+
+  apply(batch: StoreBatch): void {
+    for (const id of batch.delete) this.remove(id);
+    for (const item of batch.put) this.put(item);
+  }
+
+  private put(item: StoredItem): void {
+    if (item.kind === 'message') {
+      this.remove(item.id);
+      this.messages.set(item.id, item);
+      const key = bufferKey(item.app_id, item.project_id, item.session_id);
+      const list = this.buffers.get(key) ?? [];
+      list.push(item);
+      list.sort((a, b) => a.timestamp - b.timestamp || a.seq - b.seq);
+      this.buffers.set(key, list);
+      return;
+    }
+    const previous = this.records.get(item.id);
+    if (previous && partitionKey(previous) !== partitionKey(item)) this.remove(item.id);
+    this.records.set(item.id, item);
+    const key = partitionKey(item);
+    let partition = this.partitions.get(key);
+    if (!partition) this.partitions.set(key, (partition = new Partition()));
+    partition.put(item);
+  }
+
+  private remove(id: string): void {
+    const message = this.messages.get(id);
+    if (message) {
+      this.messages.delete(id);
+      const key = bufferKey(message.app_id, message.project_id, message.session_id);
+      const list = (this.buffers.get(key) ?? []).filter((m) => m.id !== id);
+      if (list.length) this.buffers.set(key, list);
+      else this.buffers.delete(key);
+      return;
+    }
+    const record = this.records.get(id);
+    if (!record) return;
+    this.records.delete(id);
+    const key = partitionKey(record);
+    const partition = this.partitions.get(key);
+    partition?.remove(id);
+    if (partition && partition.size === 0) this.partitions.delete(key);
+  }
+}
+
+/** The one profile id of a user partition (scope ids cannot contain ':' or '/', so this is unambiguous). */
+export function profileId(scope: Scope): string {
+  return `pf:${scope.app_id}/${scope.project_id}/${scope.owner_id}`;
+}

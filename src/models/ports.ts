@@ -1,0 +1,51 @@
+/**
+ * The model ports: everything the engine asks of a model goes through one of these small
+ * interfaces, so a browser (onnxruntime-web, WebLLM), Node or an edge runtime can each plug in
+ * its own implementation without the engine knowing which.
+ */
+
+export interface ModelCallOptions {
+  signal?: AbortSignal;
+}
+
+/** Turns texts into L2-normalised vectors of a fixed dimension. */
+export interface Embedder {
+  /** Stable identifier of the model and its version; stored with every vector so a changed model is detected. */
+  readonly id: string;
+  readonly dim: number;
+  embed(texts: readonly string[], options?: ModelCallOptions): Promise<Float32Array[]>;
+}
+
+export interface RerankCandidate {
+  id: string;
+  text: string;
+}
+
+/** Rescores candidates against a query; higher is better, scores in 0..1. */
+export interface Reranker {
+  readonly id: string;
+  rerank(
+    query: string,
+    candidates: readonly RerankCandidate[],
+    options?: ModelCallOptions,
+  ): Promise<{ id: string; score: number }[]>;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface LlmRequest extends ModelCallOptions {
+  messages: ChatMessage[];
+  /** JSON schema the answer must follow; providers that support constrained decoding use it. */
+  jsonSchema?: Record<string, unknown>;
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** A chat model. `complete` returns the raw text of the answer. */
+export interface Llm {
+  readonly id: string;
+  complete(request: LlmRequest): Promise<string>;
+}

@@ -1,0 +1,147 @@
+/**
+ * The memory model: what the store keeps. Every memory record lives in exactly one partition
+ * (app, project, owner); buffered messages live per (app, project, session) until boundary
+ * detection turns them into records. The store is the source of truth; indexes derive from it.
+ */
+import type { ContentItem, MessageRole } from './contract/types.js';
+import type { OwnerType, Scope } from './contract/requests.js';
+
+export type RecordKind = 'episode' | 'atomic_fact' | 'foresight' | 'profile' | 'agent_case' | 'agent_skill' | 'knowledge';
+
+interface RecordBase extends Scope {
+  id: string;
+  kind: RecordKind;
+  session_id: string | null;
+  /** When what the record describes happened (epoch ms). */
+  timestamp: number;
+  /** When the record was written (epoch ms). */
+  created_at: number;
+  updated_at: number;
+  /** Everyone whose words the record holds; forgetting a user removes every record naming them here. */
+  sender_ids: string[];
+  /** Ids of the messages the record was extracted from (provenance). */
+  source_message_ids: string[];
+  parent_type: string | null;
+  parent_id: string | null;
+  /** The embedding of `searchText(record)`, made by the model named `vector_model`. */
+  vector: Float32Array | null;
+  vector_model: string | null;
+}
+
+export interface EpisodeRecord extends RecordBase {
+  kind: 'episode';
+  subject: string;
+  summary: string;
+  episode: string;
+}
+
+export interface AtomicFactRecord extends RecordBase {
+  kind: 'atomic_fact';
+  content: string;
+}
+
+export interface ForesightRecord extends RecordBase {
+  kind: 'foresight';
+  content: string;
+  evidence: string;
+  /** When the plan is due, when the text names a date (epoch ms). */
+  due_at: number | null;
+}
+
+export interface ProfileRecord extends RecordBase {
+  kind: 'profile';
+  profile_data: Record<string, unknown>;
+}
+
+export interface AgentCaseRecord extends RecordBase {
+  kind: 'agent_case';
+  task_intent: string;
+  approach: string;
+  quality_score: number;
+  key_insight: string | null;
+}
+
+export interface AgentSkillRecord extends RecordBase {
+  kind: 'agent_skill';
+  name: string;
+  description: string;
+  content: string;
+  confidence: number;
+  maturity_score: number;
+  source_case_ids: string[];
+}
+
+export interface KnowledgeRecord extends RecordBase {
+  kind: 'knowledge';
+  title: string;
+  content: string;
+  source: string | null;
+}
+
+export type MemoryRecord =
+  | EpisodeRecord
+  | AtomicFactRecord
+  | ForesightRecord
+  | ProfileRecord
+  | AgentCaseRecord
+  | AgentSkillRecord
+  | KnowledgeRecord;
+
+/** A message waiting in a session's buffer for boundary detection. */
+export interface BufferedMessage {
+  kind: 'message';
+  id: string;
+  app_id: string;
+  project_id: string;
+  session_id: string;
+  /** Order of arrival within the session, to keep a stable order for equal timestamps. */
+  seq: number;
+  sender_id: string;
+  sender_name: string | null;
+  role: MessageRole;
+  timestamp: number;
+  content: string | ContentItem[];
+  tool_calls: Record<string, unknown>[] | null;
+  tool_call_id: string | null;
+  /** The id the caller gave the message, kept as provenance; null when none was given. */
+  message_id: string | null;
+}
+
+/** Anything the store holds. */
+export type StoredItem = MemoryRecord | BufferedMessage;
+
+/** The text a record is searched by (keyword and vector legs). */
+export function searchText(record: MemoryRecord): string {
+  switch (record.kind) {
+    case 'episode':
+      return `${record.subject}\n${record.summary}\n${record.episode}`;
+    case 'atomic_fact':
+    case 'foresight':
+      return record.content;
+    case 'profile':
+      return JSON.stringify(record.profile_data);
+    case 'agent_case':
+      return `${record.task_intent}\n${record.approach}${record.key_insight ? `\n${record.key_insight}` : ''}`;
+    case 'agent_skill':
+      return `${record.name}\n${record.description}\n${record.content}`;
+    case 'knowledge':
+      return `${record.title}\n${record.content}`;
+  }
+}
+
+/** The key of a record's partition. */
+export function partitionKey(scope: Scope): string {
+  return `${scope.app_id}\u0000${scope.project_id}\u0000${scope.owner_type}\u0000${scope.owner_id}`;
+}
+
+/** The key of a session buffer. */
+export function bufferKey(app_id: string, project_id: string, session_id: string): string {
+  return `${app_id}\u0000${project_id}\u0000${session_id}`;
+}
+
+/** Whether a record belongs to the owner type (guards against a mis-typed scope). */
+export function isOwnedBy(record: MemoryRecord, scope: Scope): boolean {
+  return record.app_id === scope.app_id && record.project_id === scope.project_id && record.owner_type === scope.owner_type && record.owner_id === scope.owner_id;
+}
+
+export type { OwnerType, Scope };

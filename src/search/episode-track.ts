@@ -1,0 +1,117 @@
+/**
+ * Recall for the narrative track: episodes (and knowledge entries, which share their shape).
+ * The keyword leg is BM25 over whole episodes; the vector leg scores an episode by its best
+ * atomic fact or foresight ("MaxSim"), falling back to the episode's own vector when it has no
+ * children. Both legs see only records that pass the request's filters.
+ */
+import type { ParsedFilters } from '../contract/filters.js';
+import type { Partition } from '../index/partition.js';
+import type { AtomicFactRecord, EpisodeRecord, ForesightRecord, KnowledgeRecord, MemoryRecord } from '../records.js';
+import { calibrated, rrf } from './scores.js';
+
+export type Leg = 'keyword' | 'vector';
+export type Unit = EpisodeRecord | KnowledgeRecord;
+export type Child = AtomicFactRecord | ForesightRecord;
+
+export interface ScoredChild {
+  record: Child;
+  cos: number;
+  bm25: number;
+  /** Calibrated 0..1 relevance of the child on its own. */
+  score: number;
+}
+
+export interface UnitCandidate {
+  record: Unit;
+  /** Best cosine of the unit (MaxSim over its children, or its own vector). */
+  cos: number;
+  /** The unit's own BM25 (0 when the keyword leg did not find it). */
+  bm25: number;
+  /** Calibrated 0..1 relevance. */
+  score: number;
+  /** Reciprocal-rank-fusion score (orders hybrid candidates). */
+  rrf: number;
+  /** Which recall legs returned it within their pool. */
+  legs: Leg[];
+  /** Its children that pass the filters, best first. */
+  children: ScoredChild[];
+}
+
+export interface RecallOptions {
+  filters: ParsedFilters | null;
+  /** How many units each leg contributes. */
+  pool: number;
+  /** Cosine floor for the vector leg (null: none). */
+  radius: number | null;
+  legs: readonly Leg[];
+}
+
+const UNIT_KINDS = ['episode', 'knowledge'] as const;
+const CHILD_KINDS = ['atomic_fact', 'foresight'] as const;
+
+/** Recalls candidate units with every score the methods need. */
+export function recallUnits(partition: Partition, query: string, queryVector: Float32Array, options: RecallOptions): UnitCandidate[] {
+  const { keyword, vector } = partition.indexes();
+  const passes = (r: MemoryRecord) => !options.filters || options.filters.test(r);
+  const floor = options.radius ?? -Infinity;
+
+  const unitBm25 = new Map<string, number>();
+  const keywordRanked: string[] = [];
+  for (const hit of keyword.search(query, UNIT_KINDS)) {
+    const record = partition.records.get(hit.id);
+    if (!record || !passes(record)) continue;
+    unitBm25.set(hit.id, hit.score);
+    keywordRanked.push(hit.id);
+  }
+  const childBm25 = new Map<string, number>();
+  for (const hit of keyword.search(query, CHILD_KINDS)) childBm25.set(hit.id, hit.score);
+
+  // Exact cosines for every child and unit; the radius only decides leg membership.
+  const childCos = new Map<string, number>();
+  const unitCos = new Map<string, number>();
+  for (const hit of vector.search(queryVector, CHILD_KINDS)) {
+    const child = partition.records.get(hit.id);
+    if (!child || !child.parent_id || !passes(child)) continue;
+    childCos.set(hit.id, hit.score);
+    if (hit.score > (unitCos.get(child.parent_id) ?? -Infinity)) unitCos.set(child.parent_id, hit.score);
+  }
+  for (const hit of vector.search(queryVector, UNIT_KINDS)) {
+    // MaxSim: an episode whose facts are visible is scored by them, not by its own vector.
+    if (partition.childrenOf(hit.id).some(passes)) continue;
+    const record = partition.records.get(hit.id);
+    if (record && passes(record)) unitCos.set(hit.id, hit.score);
+  }
+  const vectorRanked = [...unitCos.entries()]
+    .filter(([, cos]) => cos >= floor)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([id]) => id);
+
+  const lists: string[][] = [];
+  const legOf = new Map<string, Leg[]>();
+  const take = (leg: Leg, ranked: string[]) => {
+    const top = ranked.slice(0, options.pool);
+    lists.push(top);
+    for (const id of top) legOf.set(id, [...(legOf.get(id) ?? []), leg]);
+  };
+  if (options.legs.includes('keyword')) take('keyword', keywordRanked);
+  if (options.legs.includes('vector')) take('vector', vectorRanked);
+
+  const out: UnitCandidate[] = [];
+  for (const { id, score: fused } of rrf(lists)) {
+    const record = partition.records.get(id) as Unit | undefined;
+    if (!record) continue;
+    const cos = unitCos.get(id) ?? 0;
+    const bm25 = unitBm25.get(id) ?? 0;
+    const children = partition
+      .childrenOf(id)
+      .filter((c): c is Child => (c.kind === 'atomic_fact' || c.kind === 'foresight') && childCos.has(c.id))
+      .map((c) => {
+        const ccos = childCos.get(c.id) ?? 0;
+        const cbm25 = childBm25.get(c.id) ?? 0;
+        return { record: c, cos: ccos, bm25: cbm25, score: calibrated(ccos, cbm25) };
+      })
+      .sort((a, b) => b.score - a.score);
+    out.push({ record, cos, bm25, score: calibrated(cos, bm25), rrf: fused, legs: legOf.get(id) ?? [], children });
+  }
+  return out;
+}

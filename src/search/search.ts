@@ -1,0 +1,149 @@
+/**
+ * One search over one owner's partition: plan by method, recall, fuse, compete, shape. Returns
+ * the contract's `data` plus a trace (which legs found each item, rounds, notices) that hosts
+ * can expose without changing the contract's body.
+ */
+import type { ResolvedSearch } from '../contract/requests.js';
+import type { SearchData } from '../contract/types.js';
+import type { Partition } from '../index/partition.js';
+import type { Embedder, Llm, ModelCallOptions, Reranker } from '../models/ports.js';
+import type { AgentCaseRecord, AgentSkillRecord, BufferedMessage, ProfileRecord } from '../records.js';
+import { agenticRetrieve } from './agentic.js';
+import { searchAgentTrack } from './agent-track.js';
+import { recallUnits, type Leg, type UnitCandidate } from './episode-track.js';
+import { competeGranularity, FACTS_PER_EPISODE } from './granularity.js';
+import { caseItem, episodeItem, factItem, profileItem, skillItem, unprocessedItem } from './shape.js';
+
+/** `top_k: -1` means "everything relevant": up to this many episodes… */
+export const ALL_EPISODES = 100;
+/** …and this many cases and skills… */
+export const ALL_AGENT_ITEMS = 10;
+/** …with this automatic cosine floor. */
+export const AUTO_RADIUS = 0.5;
+
+export interface Notice {
+  code: string;
+  message: string;
+}
+
+export interface SearchTrace {
+  method: ResolvedSearch['method'];
+  rounds: number;
+  notices: Notice[];
+  /** Item id → the recall legs that found it. */
+  legs: Record<string, Leg[]>;
+  supplementary_queries: string[];
+  radius: number | null;
+  took_ms: number;
+}
+
+export interface SearchDeps extends ModelCallOptions {
+  partition: Partition | undefined;
+  profile: ProfileRecord | undefined;
+  unprocessed: BufferedMessage[];
+  embedder: Embedder;
+  reranker: Reranker | null;
+  llm: Llm | null;
+  llmReranker: Reranker | null;
+  /** The automatic radius for `top_k: -1` (default 0.5). */
+  autoRadius?: number;
+  now: () => number;
+}
+
+function nestFacts(candidate: UnitCandidate, floor: number, raw: 'cos' | 'bm25' | 'score') {
+  return candidate.children
+    .filter((c) => c.score >= floor && (raw !== 'bm25' || c.bm25 > 0))
+    .sort((a, b) => b[raw] - a[raw])
+    .slice(0, FACTS_PER_EPISODE)
+    .map((c) => factItem(c.record, c[raw]));
+}
+
+/** Runs a validated search. */
+export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Promise<{ data: SearchData; trace: SearchTrace }> {
+  const started = deps.now();
+  const notices: Notice[] = [];
+  const notice = (code: string, message: string) => notices.push({ code, message });
+  const legs: Record<string, Leg[]> = {};
+  const data: SearchData = { episodes: [], profiles: [], agent_cases: [], agent_skills: [], unprocessed_messages: [] };
+  const everything = request.top_k === -1;
+  const limit = everything ? ALL_EPISODES : request.top_k;
+  const agentLimit = everything ? ALL_AGENT_ITEMS : request.top_k;
+  // An explicit radius (even 0) wins over the automatic one.
+  const radius = request.radius ?? (everything ? (deps.autoRadius ?? AUTO_RADIUS) : null);
+  const floor = request.min_score ?? -Infinity;
+  const options: ModelCallOptions = deps.signal ? { signal: deps.signal } : {};
+  let rounds = 1;
+  let supplementary: string[] = [];
+
+  const partition = deps.partition;
+  if (partition && partition.size > 0) {
+    const [queryVector] = await deps.embedder.embed([request.query], options);
+    const recall = (query: string, vector: Float32Array, legsWanted: readonly Leg[]) =>
+      recallUnits(partition, query, vector, { filters: request.filters, pool: limit * 2, radius, legs: legsWanted });
+
+    if (request.method === 'keyword' || request.method === 'vector') {
+      const leg: Leg = request.method;
+      const raw = leg === 'keyword' ? 'bm25' : 'cos';
+      const hits = recall(request.query, queryVector!, [leg])
+        .filter((c) => c.score >= floor)
+        .sort((a, b) => b[raw] - a[raw] || (a.record.id < b.record.id ? -1 : 1))
+        .slice(0, limit);
+      for (const c of hits) {
+        legs[c.record.id] = c.legs;
+        data.episodes.push(episodeItem(c.record, c[raw], nestFacts(c, floor, raw)));
+      }
+    } else if (request.method === 'hybrid') {
+      const winners = competeGranularity(recall(request.query, queryVector!, ['keyword', 'vector']), limit);
+      for (const w of winners) {
+        const facts = w.facts.filter((f) => f.score >= floor).map((f) => factItem(f.record, f.score));
+        const score = facts.length ? Math.max(...facts.map((f) => f.score)) : w.score;
+        if (w.facts.length ? facts.length === 0 : w.score < floor) continue;
+        legs[w.candidate.record.id] = w.candidate.legs;
+        data.episodes.push(episodeItem(w.candidate.record, score, facts));
+      }
+      data.episodes.sort((a, b) => b.score - a.score);
+    } else {
+      const result = await agenticRetrieve(request.query, {
+        ...options,
+        llm: deps.llm,
+        reranker: deps.reranker,
+        notice,
+        recall: async (query) => {
+          const vector = query === request.query ? queryVector! : (await deps.embedder.embed([query], options))[0]!;
+          return recall(query, vector, ['keyword', 'vector']).sort((a, b) => b.rrf - a.rrf);
+        },
+      });
+      rounds = result.rounds;
+      supplementary = result.supplementaryQueries;
+      for (const c of result.candidates.filter((c) => c.score >= floor).slice(0, limit)) {
+        legs[c.record.id] = c.legs;
+        data.episodes.push(episodeItem(c.record, c.score, nestFacts(c, floor, 'score')));
+      }
+    }
+
+    if (request.scope.owner_type === 'agent') {
+      if (request.enable_llm_rerank && request.method === 'hybrid' && !deps.llm) {
+        notice('llm_rerank.unavailable', 'enable_llm_rerank was set but no LLM is configured: cases and skills kept their fused order.');
+      }
+      const agent = await searchAgentTrack(partition, request.query, queryVector!, {
+        ...options,
+        method: request.method,
+        filters: request.filters,
+        limit: agentLimit,
+        radius,
+        minScore: request.min_score,
+        reranker: deps.reranker,
+        llmReranker: deps.llmReranker,
+      }, request.enable_llm_rerank && request.method === 'hybrid');
+      data.agent_cases = agent.cases.map((h) => caseItem(h.record as AgentCaseRecord, h.score));
+      data.agent_skills = agent.skills.map((h) => skillItem(h.record as AgentSkillRecord, h.score));
+    }
+  }
+
+  if (request.include_profile && request.scope.owner_type === 'user' && deps.profile) data.profiles.push(profileItem(deps.profile));
+  data.unprocessed_messages = deps.unprocessed.map(unprocessedItem);
+  return {
+    data,
+    trace: { method: request.method, rounds, notices, legs, supplementary_queries: supplementary, radius, took_ms: deps.now() - started },
+  };
+}
