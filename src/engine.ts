@@ -26,6 +26,7 @@ import type { Extraction, Extractor, Segment } from './write/extraction.js';
 import { embedRecords, recordsFromExtraction } from './write/ingest.js';
 import { mergeProfile } from './write/profile-rules.js';
 import { createRulesExtractor } from './write/rules-extractor.js';
+import { createLlmExtractor } from './write/llm-extractor.js';
 
 export interface Progress {
   phase: 'open' | 'reembed' | 'llm' | 'embedder';
@@ -43,7 +44,7 @@ export interface MemoryOptions {
   reranker?: Reranker | null;
   /** Optional LLM: agentic sufficiency checks, `enable_llm_rerank`, LLM extraction. */
   llm?: Llm | null;
-  /** How segments become memories. Default: the model-free rules extractor. */
+  /** How segments become memories. Default: the LLM extractor when `llm` is set, else the model-free rules. */
   extractor?: Extractor;
   /** The cosine floor used when `top_k` is -1 (default 0.5, EverOS's value). */
   autoRadius?: number;
@@ -96,7 +97,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
   const reranker = options.reranker ?? null;
   const llm = options.llm ?? null;
   const llmReranker = llm ? createLlmReranker(llm) : null;
-  const extractor = options.extractor ?? createRulesExtractor();
+  const extractor = options.extractor ?? (llm ? createLlmExtractor(llm) : createRulesExtractor());
   const rules = extractor.id === 'rules' ? extractor : createRulesExtractor();
   const now = options.now ?? (() => Date.now());
   const notify = (notice: Notice) => options.onNotice?.(notice);
@@ -184,7 +185,8 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
 
   async function upsert(record: MemoryRecord, signal?: AbortSignal): Promise<UpsertResponse> {
     const existing = state.records.get(record.id);
-    if (existing && partitionKey(existing) !== partitionKey(record)) {
+    // An id names one memory: another owner's, or one of another kind (a case is no skill), is refused.
+    if (existing && (partitionKey(existing) !== partitionKey(record) || existing.kind !== record.kind)) {
       throw createError('VALIDATION_FAILED', {
         message: 'Invalid request (body.id: id is already used by another memory)',
         details: [{ loc: ['body', 'id'], msg: 'Value error, this id is already used by another memory', type: 'value_error', input: record.id }],
@@ -281,9 +283,10 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       return exclusive(async () => {
         const { scope } = req;
         const doomed = new Set<string>();
+        // An episode takes its facts and foresight along, whichever partition it lives in.
         const withChildren = (record: MemoryRecord) => {
           doomed.add(record.id);
-          for (const c of state.partition(scope)?.childrenOf(record.id) ?? []) doomed.add(c.id);
+          for (const c of state.partitions.get(partitionKey(record))?.childrenOf(record.id) ?? []) doomed.add(c.id);
         };
         // Someone's words can sit in another owner's records (an agent's case quotes the user):
         // forgetting a user reaches every record in the project that names them as a sender.
@@ -297,7 +300,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
           for (const r of state.records.values()) {
             if (!mentions(r)) continue;
             if (req.session_id && r.session_id !== req.session_id) continue;
-            doomed.add(r.id);
+            withChildren(r);
           }
           for (const [, buffer] of state.buffers) {
             const first = buffer[0];
@@ -305,7 +308,8 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
             if (buffer.some((m) => m.sender_id === scope.owner_id)) for (const m of buffer) doomed.add(m.id);
           }
         }
-        await commit({ put: [], delete: [...doomed] });
+        // Forgetting is physical: the store must not keep copies of what was deleted.
+        await commit({ put: [], delete: [...doomed], purge: true });
         return { request_id: requestId(), data: { deleted_count: doomed.size } };
       });
     },

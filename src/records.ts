@@ -38,6 +38,8 @@ export interface EpisodeRecord extends RecordBase {
 export interface AtomicFactRecord extends RecordBase {
   kind: 'atomic_fact';
   content: string;
+  /** The words as spoken, which `content` restates. */
+  evidence: string;
 }
 
 export interface ForesightRecord extends RecordBase {
@@ -127,6 +129,16 @@ export function searchText(record: MemoryRecord): string {
     case 'knowledge':
       return `${record.title}\n${record.content}`;
   }
+}
+
+/**
+ * The text a record's vector is made from. Facts are embedded from the words as spoken: the
+ * attribution every fact shares ("Alice said", "Alice's") carries no meaning and, in a
+ * bag-of-words model, pulls all of one speaker's facts towards each other.
+ */
+export function embeddingText(record: MemoryRecord): string {
+  if ((record.kind === 'atomic_fact' || record.kind === 'foresight') && record.evidence) return record.evidence;
+  return searchText(record);
 }
 
 /** The key of a record's partition. */

@@ -44,11 +44,14 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /** Parses an ISO-8601 date-time or epoch-ms number into epoch ms; undefined when it is neither. */
 export function parseTimestamp(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  // Outside ±8.64e15 ms a number is no instant a Date can hold (it could never be shown as ISO-8601).
+  if (typeof value === 'number') return Number.isFinite(value) && Math.abs(value) <= MAX_EPOCH_MS ? value : undefined;
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
 }
+
+const MAX_EPOCH_MS = 8.64e15;
 
 function push(issues: ValidationDetail[], loc: Loc, type: string, msg: string, input: unknown): void {
   issues.push({ loc, msg, type, input });

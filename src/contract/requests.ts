@@ -96,11 +96,27 @@ export interface ResolvedSearch {
   filters: ParsedFilters | null;
 }
 
+/** `query`: 1.. characters, at least one of them not blank. */
+const queryCheck: Check<string> = (value, loc, issues) => {
+  const out = text(MAX_QUERY_LENGTH)(value, loc, issues);
+  if (out === INVALID || out.trim().length > 0) return out;
+  issues.push({ loc, msg: 'Value error, query must contain a non-blank character', type: 'value_error', input: out });
+  return INVALID;
+};
+
+/** `top_k`: -1 ("everything relevant") or 1..100. Checked per field, so it is reported with the others. */
+const topKCheck: Check<number> = (value, loc, issues) => {
+  const out = int()(value, loc, issues);
+  if (out === INVALID || out === -1 || (out >= 1 && out <= 100)) return out;
+  issues.push({ loc, msg: 'Value error, top_k must be -1 or between 1 and 100', type: 'value_error', input: out });
+  return INVALID;
+};
+
 const searchShape = object({
   ...ownerFields,
-  query: required(text(MAX_QUERY_LENGTH)),
+  query: required(queryCheck),
   method: withDefault(oneOf(SEARCH_METHODS), 'hybrid' as SearchMethod),
-  top_k: withDefault(int(), -1),
+  top_k: withDefault(topKCheck, -1),
   radius: withDefault(nullable(num({ min: 0, max: 1 })), null),
   min_score: withDefault(nullable(num({ min: 0, max: 1 })), null),
   include_profile: withDefault(bool(), false),
@@ -113,12 +129,6 @@ export function parseSearchRequest(body: unknown): ResolvedSearch {
   let scope: Scope | undefined;
   const value = run(searchShape, body, (v, issues) => {
     scope = resolveOwner(v, issues);
-    if (v.top_k !== -1 && (v.top_k < 1 || v.top_k > 100)) {
-      issues.push({ loc: ['body', 'top_k'], msg: 'Value error, top_k must be -1 or between 1 and 100', type: 'value_error', input: v.top_k });
-    }
-    if (v.query.trim().length === 0) {
-      issues.push({ loc: ['body', 'query'], msg: 'Value error, query must contain a non-blank character', type: 'value_error', input: v.query });
-    }
   });
   return {
     scope: scope as Scope,

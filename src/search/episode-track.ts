@@ -72,6 +72,9 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
   for (const hit of vector.search(queryVector, CHILD_KINDS)) {
     const child = partition.records.get(hit.id);
     if (!child || !child.parent_id || !passes(child)) continue;
+    // A fact stands for its episode only when the episode itself passes the filters.
+    const parent = partition.records.get(child.parent_id);
+    if (!parent || !passes(parent)) continue;
     childCos.set(hit.id, hit.score);
     if (hit.score > (unitCos.get(child.parent_id) ?? -Infinity)) unitCos.set(child.parent_id, hit.score);
   }

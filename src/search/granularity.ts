@@ -1,18 +1,18 @@
 /**
- * Granularity competition (hybrid and agentic): candidate episodes are taken best-first; each
- * enters a top-N list, then up to 3 of its facts try to. A fact enters when the list has room or
- * it beats the lowest item there (which it evicts), and an episode whose fact got in is replaced
- * by it. The survivors come back as episodes, facts nested under their parent, the parent
- * carrying its best fact's score; so a precise question gets the fact and a broad one the
- * whole episode, without the caller choosing.
+ * Granularity competition (hybrid and agentic). The best `size` candidate episodes (in fusion
+ * order) form the list; then, candidates taken best-first, up to 3 facts of each compete: a fact
+ * enters while the list is not full or when its score beats the lowest score in the list, and
+ * replaces its parent episode there. If the parent is in the list, the fact takes its place; if
+ * not, the fact evicts the lowest item and comes back under its parent. Survivors are returned as episodes, winning facts nested under their parent,
+ * which carries its best fact's score. A precise question (one fact holds the evidence) gets the
+ * fact; a broad one (the evidence is spread over the conversation) gets the whole episode.
+ *
+ * A place holds one episode with whichever of its facts won, so `size` is the number of episode
+ * items returned (`top_k`), and nested facts never push other episodes out of the answer.
  */
 import type { ScoredChild, UnitCandidate } from './episode-track.js';
 
 export const FACTS_PER_EPISODE = 3;
-
-type Slot =
-  | { type: 'unit'; unitId: string; score: number }
-  | { type: 'child'; unitId: string; child: ScoredChild; score: number };
 
 export interface CompetitionWinner {
   candidate: UnitCandidate;
@@ -21,45 +21,34 @@ export interface CompetitionWinner {
   facts: ScoredChild[];
 }
 
-/** Runs the competition over candidates (in the order given) for a list of `size` items. */
+/** Runs the competition over candidates (in fusion order) for a list of `size` places. */
 export function competeGranularity(candidates: readonly UnitCandidate[], size: number): CompetitionWinner[] {
-  const slots: Slot[] = [];
+  const places: CompetitionWinner[] = candidates.slice(0, size).map((candidate) => ({ candidate, score: candidate.score, facts: [] }));
+  const placeOf = new Map(places.map((p) => [p.candidate.record.id, p]));
   const lowest = (): number => {
     let at = 0;
-    for (let i = 1; i < slots.length; i++) if (slots[i]!.score < slots[at]!.score) at = i;
+    for (let i = 1; i < places.length; i++) if (places[i]!.score < places[at]!.score) at = i;
     return at;
-  };
-  const offer = (slot: Slot): boolean => {
-    if (slots.length < size) {
-      slots.push(slot);
-      return true;
-    }
-    const at = lowest();
-    if (slot.score <= slots[at]!.score) return false;
-    slots[at] = slot;
-    return true;
   };
 
   for (const candidate of candidates) {
-    const unitId = candidate.record.id;
-    offer({ type: 'unit', unitId, score: candidate.score });
     for (const child of candidate.children.slice(0, FACTS_PER_EPISODE)) {
-      if (!offer({ type: 'child', unitId, child, score: child.score })) continue;
-      const own = slots.findIndex((s) => s.type === 'unit' && s.unitId === unitId);
-      if (own >= 0) slots.splice(own, 1);
+      if (places.length === 0) break;
+      const at = lowest();
+      // A fact enters while the list is not full, or when it beats the lowest item there.
+      if (places.length >= size && child.score <= places[at]!.score) continue;
+      let place = placeOf.get(candidate.record.id);
+      if (!place) {
+        placeOf.delete(places[at]!.candidate.record.id);
+        place = { candidate, score: child.score, facts: [] };
+        places[at] = place;
+        placeOf.set(candidate.record.id, place);
+      }
+      // The parent now stands as its facts and carries the best fact's score.
+      place.score = place.facts.length ? Math.max(place.score, child.score) : child.score;
+      place.facts.push(child);
     }
   }
-
-  const byUnit = new Map<string, CompetitionWinner>();
-  const candidateOf = new Map(candidates.map((c) => [c.record.id, c]));
-  for (const slot of slots) {
-    const candidate = candidateOf.get(slot.unitId)!;
-    const winner = byUnit.get(slot.unitId) ?? { candidate, score: -Infinity, facts: [] };
-    if (slot.type === 'child') winner.facts.push(slot.child);
-    winner.score = Math.max(winner.score, slot.score);
-    byUnit.set(slot.unitId, winner);
-  }
-  const winners = [...byUnit.values()];
-  for (const w of winners) w.facts.sort((a, b) => b.score - a.score);
-  return winners.sort((a, b) => b.score - a.score || (a.candidate.record.id < b.candidate.record.id ? -1 : 1));
+  for (const p of places) p.facts.sort((a, b) => b.score - a.score);
+  return places.sort((a, b) => b.score - a.score || (a.candidate.record.id < b.candidate.record.id ? -1 : 1));
 }

@@ -6,14 +6,23 @@
 
 export const RRF_K = 60;
 
+/**
+ * The reference constants below were fitted on Okapi BM25 with raw term counts. Orama scores a
+ * term once per document, divided by the document's length, which puts its BM25 roughly 2.5–5×
+ * lower; this factor brings it back to that scale. On LongMemEval-S any value from 3 to 8 gives
+ * the same hybrid quality within ±0.01 (see README, "Retrieval quality").
+ */
+export const ORAMA_TO_OKAPI = 4;
+
 /** EverOS's logistic fusion of cosine and BM25 into a 0..1 relevance. */
 export function calibrated(cos: number, bm25: number): number {
-  return 1 / (1 + Math.exp(-(6.2747 * cos + 0.09395 * bm25 - 4.8581)));
+  return 1 / (1 + Math.exp(-(6.2747 * cos + 0.09395 * ORAMA_TO_OKAPI * bm25 - 4.8581)));
 }
 
 /** Agent-case fusion: mostly meaning, some exact wording (BM25 squashed into 0..1). */
 export function caseScore(cos: number, bm25: number): number {
-  return 0.7 * Math.max(0, cos) + 0.3 * (bm25 / (bm25 + 5));
+  const s = ORAMA_TO_OKAPI * bm25;
+  return 0.7 * Math.max(0, cos) + 0.3 * (s / (s + 5));
 }
 
 /** Reciprocal-rank fusion of ranked id lists; returns ids best first with their fused score. */

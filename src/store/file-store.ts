@@ -114,7 +114,12 @@ export async function createFileStore(dir: string, options: FileStoreOptions = {
       return serial(async () => {
         ensureOpen();
         if (batch.put.length === 0 && batch.delete.length === 0) return;
-        const line = `${JSON.stringify({ put: batch.put.map(itemToJson), delete: batch.delete })}\n`;
+        let line: string;
+        try {
+          line = `${JSON.stringify({ put: batch.put.map(itemToJson), delete: batch.delete })}\n`;
+        } catch (error) {
+          throw wrapError(error, 'STORAGE_FAILED', 'cannot encode the batch; nothing was written');
+        }
         try {
           await handle.write(line);
           await handle.sync();
@@ -125,16 +130,18 @@ export async function createFileStore(dir: string, options: FileStoreOptions = {
         for (const id of batch.delete) items.delete(id);
         for (const item of batch.put) items.set(item.id, structuredClone(item));
         lines++;
-        if (lines > items.size + compactSlack) await compact();
+        // A purge leaves no old line holding what was deleted: the log is rewritten now.
+        if (lines > items.size + compactSlack || (batch.purge && batch.delete.length > 0)) await compact();
       });
     },
     async getMeta(key) {
+      ensureOpen();
       return structuredClone(meta[key]);
     },
     setMeta(key, value) {
       return serial(async () => {
         ensureOpen();
-        meta = { ...meta, [key]: value };
+        meta = { ...meta, [key]: structuredClone(value) };
         await writeAtomically(metaPath, JSON.stringify(meta));
       });
     },

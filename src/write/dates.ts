@@ -40,9 +40,15 @@ export interface ResolvedDate {
 
 type Rule = { pattern: RegExp; resolve: (m: RegExpExecArray, now: number) => { label: string; at: number } | null };
 
-const count = (word: string): number => NUMBERS[word.toLowerCase()] ?? Number(word);
+/** "3", "three", "a", "a couple of", "a few" → a number (1 when unreadable, never NaN). */
+function count(phrase: string): number {
+  const word = phrase.toLowerCase().replace(/^an? (couple|few)(?: of)?$/, '$1');
+  const n = NUMBERS[word] ?? Number(word);
+  return Number.isFinite(n) ? n : 1;
+}
 
-function shift(unit: string, n: number, now: number): { label: string; at: number } {
+function shift(unit: string, n: number, now: number): { label: string; at: number } | null {
+  if (Math.abs(n) > 1000) return null;
   const u = unit.toLowerCase().replace(/s$/, '');
   if (u === 'day') return { label: isoDate(now + n * DAY), at: now + n * DAY };
   if (u === 'week') {
@@ -65,11 +71,11 @@ const RULES: Rule[] = [
   { pattern: /\b(today|tonight|this (?:morning|afternoon|evening))\b/gi, resolve: (_m, now) => ({ label: isoDate(now), at: now }) },
   {
     pattern: /\b(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (days?|weeks?|months?|years?) ago\b/gi,
-    resolve: (m, now) => shift(m[2]!, -count(m[1]!.replace(/^a (couple|few) of$/i, '$1')), now),
+    resolve: (m, now) => shift(m[2]!, -count(m[1]!), now),
   },
   {
     pattern: /\bin (\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (days?|weeks?|months?|years?)\b/gi,
-    resolve: (m, now) => shift(m[2]!, count(m[1]!.replace(/^a (couple|few) of$/i, '$1')), now),
+    resolve: (m, now) => shift(m[2]!, count(m[1]!), now),
   },
   { pattern: /\b(last|next|this) (week|month|year)\b/gi, resolve: (m, now) => shift(m[2]!, m[1]!.toLowerCase() === 'last' ? -1 : m[1]!.toLowerCase() === 'next' ? 1 : 0, now) },
   {
@@ -99,7 +105,7 @@ export function findRelativeDates(text: string, now: number): ResolvedDate[] {
       const end = start + m[0].length;
       if (taken.some(([s, e]) => start < e && end > s)) continue;
       const resolved = rule.resolve(m, now);
-      if (!resolved) continue;
+      if (!resolved || !Number.isFinite(resolved.at) || Math.abs(resolved.at) > 8.64e15) continue;
       taken.push([start, end]);
       found.push({ phrase: m[0], index: start, ...resolved });
     }

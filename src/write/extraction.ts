@@ -15,14 +15,16 @@ export interface Segment {
 }
 
 export interface ExtractedStatement {
+  /** The statement, attributed and with absolute dates ("Alice moved to Berlin on 2026-11-28"). */
   content: string;
+  /** The words as spoken, which the statement was made from. */
+  evidence: string;
   timestamp: number;
   sender_ids: string[];
   source_message_ids: string[];
 }
 
 export interface ExtractedForesight extends ExtractedStatement {
-  evidence: string;
   due_at: number | null;
 }
 

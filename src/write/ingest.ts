@@ -5,7 +5,7 @@
  */
 import type { Scope } from '../contract/requests.js';
 import type { Embedder, ModelCallOptions } from '../models/ports.js';
-import { searchText, type AgentCaseRecord, type AtomicFactRecord, type EpisodeRecord, type ForesightRecord, type MemoryRecord, type ProfileRecord } from '../records.js';
+import { embeddingText, type AgentCaseRecord, type AtomicFactRecord, type EpisodeRecord, type ForesightRecord, type MemoryRecord, type ProfileRecord } from '../records.js';
 import type { Extraction, Segment } from './extraction.js';
 import { mergeProfile } from './profile-rules.js';
 
@@ -22,7 +22,7 @@ export interface IngestContext extends ModelCallOptions {
 export async function embedRecords(records: MemoryRecord[], ctx: Pick<IngestContext, 'embedder' | 'signal'>): Promise<void> {
   const targets = records.filter((r) => r.kind !== 'profile');
   if (targets.length === 0) return;
-  const vectors = await ctx.embedder.embed(targets.map(searchText), ctx.signal ? { signal: ctx.signal } : {});
+  const vectors = await ctx.embedder.embed(targets.map(embeddingText), ctx.signal ? { signal: ctx.signal } : {});
   targets.forEach((r, i) => {
     r.vector = vectors[i] ?? null;
     r.vector_model = ctx.embedder.id;
@@ -44,7 +44,7 @@ export async function recordsFromExtraction(segment: Segment, extraction: Extrac
     for (const f of e.facts) {
       const fact: AtomicFactRecord = {
         ...base, ...scope, id: ctx.newId('af'), kind: 'atomic_fact', session_id: segment.session_id, timestamp: f.timestamp,
-        sender_ids: f.sender_ids, source_message_ids: f.source_message_ids, parent_type: 'episode', parent_id: episode.id, content: f.content,
+        sender_ids: f.sender_ids, source_message_ids: f.source_message_ids, parent_type: 'episode', parent_id: episode.id, content: f.content, evidence: f.evidence,
       };
       out.push(fact);
     }

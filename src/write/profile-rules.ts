@@ -13,7 +13,7 @@ interface ProfilePattern {
 const END = String.raw`(?=[.,;!?]|\s+(?:and|but|because|so|since|which|who)\b|$)`;
 
 const PATTERNS: ProfilePattern[] = [
-  { key: 'name', pattern: /\bmy name is ([A-Z][\p{L}'-]+(?: [A-Z][\p{L}'-]+)?)/u, list: false },
+  { key: 'name', pattern: /\b[Mm]y name is ([A-Z][\p{L}'-]+(?: [A-Z][\p{L}'-]+)?)/u, list: false },
   { key: 'name', pattern: /\b(?:call me|I['’]m called) ([A-Z][\p{L}'-]+)/u, list: false },
   { key: 'age', pattern: /\bI(?:['’]m| am) (\d{1,3}) years? old\b/i, list: false },
   { key: 'occupation', pattern: new RegExp(String.raw`\bI (?:work|am working) as (?:an? )?(.{3,60}?)${END}`, 'i'), list: false },
@@ -25,8 +25,8 @@ const PATTERNS: ProfilePattern[] = [
   { key: 'likes', pattern: new RegExp(String.raw`\bI(?:['’]m| am) (?:a (?:big |huge )?fan of|into|passionate about) (.{2,60}?)${END}`, 'i'), list: true },
   { key: 'dislikes', pattern: new RegExp(String.raw`\bI (?:really )?(?:hate|dislike|can['’]t stand|don['’]t like|do not like) (.{2,60}?)${END}`, 'i'), list: true },
   { key: 'allergies', pattern: new RegExp(String.raw`\bI(?:['’]m| am) allergic to (.{2,60}?)${END}`, 'i'), list: true },
-  { key: 'family', pattern: new RegExp(String.raw`\bmy (wife|husband|partner|son|daughter|mother|mom|father|dad|brother|sister|grandmother|grandfather|kids?|children)(?: is| are|,)? (?:named |called )?([A-Z][\p{L}'-]+)?`, 'u'), list: true },
-  { key: 'pets', pattern: /\bmy (dog|cat|puppy|kitten|parrot|hamster|rabbit|horse)(?: is| named| called|,)? ?([A-Z][\p{L}'-]+)?/u, list: true },
+  { key: 'family', pattern: new RegExp(String.raw`\b[Mm]y (wife|husband|partner|son|daughter|mother|mom|father|dad|brother|sister|grandmother|grandfather|kids?|children)(?: is| are|,)? (?:named |called )?([A-Z][\p{L}'-]+)?`, 'u'), list: true },
+  { key: 'pets', pattern: /\b[Mm]y (dog|cat|puppy|kitten|parrot|hamster|rabbit|horse)(?: is)?(?: named| called|,)? ?([A-Z][\p{L}'-]+)?/u, list: true },
 ];
 
 /** The explicit profile facts in one user sentence, keyed like the stored profile. */

@@ -50,7 +50,7 @@ function statementsOf(message: BufferedMessage, name: string): { facts: Extracte
     const dated = annotateDates(sentence, message.timestamp);
     const question = /[?？]\s*$/.test(sentence);
     const content = question ? `${name} asked: ${dated}` : isFirstPerson(sentence) ? toThirdPerson(dated, name) : `${name} said: ${dated}`;
-    facts.push({ content, ...provenance });
+    facts.push({ content, evidence: sentence, ...provenance });
     if (!question && FUTURE.test(sentence) && isFirstPerson(sentence)) {
       const due = findRelativeDates(sentence, message.timestamp).find((d) => d.at >= message.timestamp - 86_400_000);
       foresight.push({ content: toThirdPerson(dated, name), evidence: sentence, due_at: due ? due.at : null, ...provenance });

@@ -1,0 +1,162 @@
+/**
+ * Cold open in a real browser: how long from a page's navigation start to the first search answer
+ * over a persisted memory of N records (default 10,000), through the worker + IndexedDB path,
+ * side by side with restoring the same records from an Orama JSON snapshot kept in IndexedDB.
+ *
+ *   npm run bench:browser                 # table
+ *   npm run bench:browser -- --json       # machine-readable
+ *   npm run bench:browser -- --records 20000 --runs 7
+ *
+ * Texts are user turns of LongMemEval-S when ../shared/data has it, else generated sentences.
+ * Needs Chromium at /usr/bin/chromium (apt-get install -y chromium).
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildPage, CHROMIUM_PATH, hasChromium, launchChromium, serveDir } from '../test/support/browser.js';
+import type { ColdResult, SeedResult } from './browser/cold-open-page.js';
+import { DEFAULT_DATA, loadDataset } from './longmemeval.js';
+
+const args = process.argv.slice(2);
+const option = (flag: string, fallback: number) => {
+  const i = args.indexOf(flag);
+  return i >= 0 && args[i + 1] ? Number(args[i + 1]) : fallback;
+};
+const JSON_OUT = args.includes('--json');
+const RECORDS = option('--records', 10_000);
+const RUNS = option('--runs', 5);
+const TARGET_MS = 300;
+
+type Variant = 'engram' | 'engram-nocache' | 'orama';
+const LABELS: Record<Variant, string> = {
+  engram: 'Engram: worker + IndexedDB (model in Cache API)',
+  'engram-nocache': 'Engram: worker + IndexedDB (model fetched)',
+  orama: 'Orama save() JSON in IndexedDB, load()',
+};
+
+async function texts(count: number): Promise<{ source: string; texts: string[] }> {
+  if (existsSync(fileURLToPath(DEFAULT_DATA))) {
+    const data = await loadDataset();
+    const out: string[] = [];
+    for (const turns of Object.values(data.sessions)) {
+      for (const turn of turns) {
+        if (turn.role !== 'user') continue;
+        out.push(turn.content.slice(0, 2000));
+        if (out.length === count) return { source: 'LongMemEval-S user turns', texts: out };
+      }
+    }
+  }
+  const words = ['trip', 'airport', 'dinner', 'garden', 'project', 'meeting', 'doctor', 'weekend', 'budget', 'recipe', 'train', 'gym', 'book', 'movie', 'sister', 'deadline'];
+  const generated = Array.from({ length: count }, (_, i) => `Note ${i}: the ${words[i % 16]} and the ${words[(i * 7) % 16]} came up again, with ${words[(i * 3) % 16]} plans for ${words[(i * 5) % 16]}.`);
+  return { source: 'generated sentences', texts: generated };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? NaN;
+};
+
+async function main(): Promise<void> {
+  if (!hasChromium()) throw new Error(`${CHROMIUM_PATH} is missing: apt-get install -y chromium`);
+  const { source, texts: corpus } = await texts(RECORDS);
+  const outDir = await mkdtemp(join(tmpdir(), 'engram-bench-page-'));
+  await buildPage({ entry: join(import.meta.dirname, 'browser', 'cold-open-page.ts'), outDir, title: 'cold open' });
+  const served = await serveDir(outDir, { mounts: { '/models/': join(import.meta.dirname, '..', 'models') } });
+  const browser = await launchChromium({ webgpu: false });
+  try {
+    const page = await (await browser.newContext()).newPage();
+    page.on('pageerror', (error) => console.error('page error:', error.message));
+    await page.goto(served.url);
+    await page.waitForFunction(() => 'coldOpen' in globalThis);
+    const seed = await page.evaluate(
+      ([name, list]) => (globalThis as unknown as { coldOpen: { seed(n: string, t: string[]): Promise<SeedResult> } }).coldOpen.seed(name, list),
+      ['bench', corpus] as const,
+    );
+
+    const results: Record<Variant, ColdResult[]> = { engram: [], 'engram-nocache': [], orama: [] };
+    const variants: Variant[] = ['engram', 'orama', 'engram-nocache'];
+    // Interleaved, so that a slow moment of the machine does not land on one variant only.
+    for (let run = 0; run < RUNS; run++) {
+      for (const variant of variants) {
+        await page.goto(`${served.url}?run=${variant}&name=bench`);
+        await page.waitForFunction(() => 'coldResult' in globalThis, undefined, { timeout: 120_000 });
+        const result = await page.evaluate(() => (globalThis as unknown as { coldResult: ColdResult }).coldResult);
+        if (!result.ok) throw new Error(`${variant}: ${result.error}`);
+        results[variant].push(result);
+      }
+    }
+
+    await page.goto(`${served.url}?name=bench`);
+    await page.waitForFunction(() => 'coldOpen' in globalThis);
+    const profiles: Record<string, number>[] = [];
+    for (let run = 0; run < Math.min(RUNS, 3); run++) {
+      const p = await page.evaluate(() => (globalThis as unknown as { coldOpen: { profile(n: string, q: string): Promise<{ ok: boolean; error?: string; steps: Record<string, number> }> } }).coldOpen.profile('bench', 'how long does it take to get to the airport'));
+      if (!p.ok) throw new Error(`profile: ${p.error}`);
+      profiles.push(p.steps);
+    }
+    const steps = Object.fromEntries(Object.keys(profiles[0] ?? {}).map((k) => [k, median(profiles.map((p) => p[k] ?? NaN))]));
+
+    const summary = Object.fromEntries(
+      variants.map((v) => {
+        const rs = results[v];
+        const worker: Record<string, number> = {};
+        for (const key of Object.keys(rs[0]?.worker ?? {})) worker[key] = median(rs.map((r) => r.worker?.[key] ?? NaN));
+        return [v, {
+          label: LABELS[v],
+          firstAnswerMs: median(rs.map((r) => r.firstAnswer!)),
+          firstAnswerRuns: rs.map((r) => r.firstAnswer!),
+          scriptStartMs: median(rs.map((r) => r.scriptStart)),
+          ...(v === 'orama' ? {} : { readyMs: median(rs.map((r) => r.ready!)), secondAnswerMs: median(rs.map((r) => r.secondAnswer! - r.firstAnswer!)) }),
+          workerMarksMs: worker,
+          hits: rs[0]?.hits,
+        }];
+      }),
+    );
+    const report = {
+      records: seed.records, runs: RUNS, source, targetMs: TARGET_MS,
+      dataMiB: +(seed.rawBytes / 2 ** 20).toFixed(1),
+      oramaSnapshotMiB: +((seed.snapshotChars * 2) / 2 ** 20).toFixed(1),
+      oramaSnapshotChars: seed.snapshotChars,
+      seedMs: seed.seedMs, snapshotBuildMs: seed.snapshotMs,
+      chromium: browser.version(),
+      results: summary,
+      openStepsMs: steps,
+    };
+    if (JSON_OUT) {
+      console.log(JSON.stringify(report, null, 2));
+      return;
+    }
+    const pad = (s: string | number, n: number) => String(s).padStart(n);
+    console.log(`Cold open to first search answer, ${seed.records.toLocaleString('en-US')} records (${source}), Chromium ${report.chromium}, median of ${RUNS} runs`);
+    console.log(`data (text UTF-16 + float32 vectors) ${report.dataMiB} MiB; Orama JSON snapshot ${report.oramaSnapshotMiB} MiB as a JS string (${seed.snapshotChars.toLocaleString('en-US')} chars, ${(seed.snapshotChars * 2 / seed.rawBytes).toFixed(1)}× the data)`);
+    console.log('');
+    console.log(`${'path'.padEnd(50)} ${pad('first answer', 13)} ${pad('runs', 30)}`);
+    for (const v of variants) {
+      const s = summary[v] as { label: string; firstAnswerMs: number; firstAnswerRuns: number[] };
+      console.log(`${s.label.padEnd(50)} ${pad(`${Math.round(s.firstAnswerMs)} ms`, 13)} ${pad(s.firstAnswerRuns.map(Math.round).join(' / '), 30)}`);
+    }
+    console.log('');
+    for (const v of variants) {
+      const s = summary[v] as { label: string; workerMarksMs: Record<string, number>; scriptStartMs: number; readyMs?: number; firstAnswerMs: number; secondAnswerMs?: number };
+      const steps = [['page script', s.scriptStartMs], ...Object.entries(s.workerMarksMs), ...(s.readyMs === undefined ? [] : [['client ready', s.readyMs]]), ['first answer', s.firstAnswerMs]] as [string, number][];
+      console.log(`${s.label}: ${steps.map(([k, t]) => `${k} ${Math.round(t)}`).join(' → ')} ms${s.secondAnswerMs === undefined ? '' : `; a second (warm) query ${Math.round(s.secondAnswerMs)} ms`}`);
+    }
+    console.log('');
+    console.log('Where an open spends its time (each step alone, in a worker, median):');
+    for (const [k, v] of Object.entries(steps)) console.log(`  ${k.padEnd(48)} ${pad(Math.round(v), 6)} ms`);
+    const engram = (summary.engram as { firstAnswerMs: number }).firstAnswerMs;
+    console.log('');
+    console.log(`target ≤ ${TARGET_MS} ms at 10k: ${engram <= TARGET_MS ? 'met' : 'NOT met'} (${Math.round(engram)} ms)`);
+  } finally {
+    await browser.close();
+    await served.close();
+    await rm(outDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

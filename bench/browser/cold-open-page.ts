@@ -1,0 +1,125 @@
+/**
+ * The in-page half of `bench/browser-cold-open.ts`. `seed` writes the records once (straight
+ * through the IndexedDB store, in batches) and the Orama snapshot of the same records; a page
+ * loaded with `?run=engram` or `?run=orama` then opens the memory from cold and answers one query,
+ * timing everything from the navigation's start (performance.now() is relative to it).
+ */
+import { createMemoryClient } from '../../src/client.js';
+import { cachedModelFetch } from '../../src/models/model-cache.js';
+import { loadStaticModelFromUrl } from '../../src/models/load-static-model.js';
+import { createStaticEmbedder } from '../../src/models/static-embedder.js';
+import type { KnowledgeRecord } from '../../src/records.js';
+import { createIndexedDbStore, deleteIndexedDbMemory } from '../../src/store/indexeddb-store.js';
+import { writeSnapshot } from './orama-snapshot.js';
+
+export interface SeedResult {
+  records: number;
+  /** Bytes of text and vectors (the data itself). */
+  rawBytes: number;
+  /** Length of Orama's JSON snapshot. */
+  snapshotChars: number;
+  seedMs: number;
+  snapshotMs: number;
+}
+
+export interface ColdResult {
+  ok: boolean;
+  error?: string;
+  /** Milliseconds since navigation start. */
+  scriptStart: number;
+  ready?: number;
+  firstAnswer?: number;
+  secondAnswer?: number;
+  hits?: number;
+  /** Worker-side marks, milliseconds since navigation start. */
+  worker?: Record<string, number>;
+}
+
+const MODEL_URL = new URL('/models/static-en/model.bin', location.href).href;
+const USER = 'bench-user';
+const now = () => Math.round(performance.now() * 10) / 10;
+
+async function seed(name: string, texts: string[]): Promise<SeedResult> {
+  const start = performance.now();
+  await deleteIndexedDbMemory(name);
+  const model = await loadStaticModelFromUrl(MODEL_URL, { fetch: cachedModelFetch('engram-models') });
+  const embedder = createStaticEmbedder(model);
+  const vectors = await embedder.embed(texts);
+  const t = Date.UTC(2026, 0, 1);
+  const records: KnowledgeRecord[] = texts.map((text, i) => ({
+    app_id: 'default', project_id: 'default', owner_type: 'user', owner_id: USER,
+    id: `kn_bench_${i}`, kind: 'knowledge', session_id: null, timestamp: t + i * 60_000, created_at: t + i * 60_000, updated_at: t + i * 60_000,
+    sender_ids: [USER], source_message_ids: [], parent_type: null, parent_id: null,
+    vector: vectors[i]!, vector_model: embedder.id,
+    title: text.split(/\s+/).slice(0, 8).join(' '), content: text, source: null,
+  }));
+  const store = await createIndexedDbStore(name, { prefetch: false });
+  for (let i = 0; i < records.length; i += 1000) await store.commit({ put: records.slice(i, i + 1000), delete: [] });
+  await store.setMeta('embedder', { id: embedder.id, dim: embedder.dim });
+  await store.close();
+  const seeded = performance.now();
+  const rawBytes = records.reduce((sum, r) => sum + (r.title.length + r.content.length) * 2 + r.vector!.byteLength, 0);
+  const snapshotChars = await writeSnapshot(name, embedder.dim, records.map((r, i) => ({ id: r.id, text: `${r.title}\n${r.content}`, embedding: Array.from(vectors[i]!) })));
+  return { records: records.length, rawBytes, snapshotChars, seedMs: Math.round(seeded - start), snapshotMs: Math.round(performance.now() - seeded) };
+}
+
+async function runEngram(name: string, query: string, cache: boolean): Promise<ColdResult> {
+  const result: ColdResult = { ok: false, scriptStart: now() };
+  const memory = await createMemoryClient({ name, modelUrl: MODEL_URL, modelCache: cache ? 'engram-models' : false });
+  result.ready = now();
+  const first = await memory.search({ user_id: USER, query, method: 'hybrid', top_k: 10 });
+  result.firstAnswer = now();
+  result.hits = first.data.episodes.length;
+  await memory.search({ user_id: USER, query: 'what did I say about the weekend trip', method: 'hybrid', top_k: 10 });
+  result.secondAnswer = now();
+  const status = await memory.status();
+  // Worker marks are relative to the worker's own start; shift them onto the page's clock.
+  const shift = status.timeOrigin - performance.timeOrigin;
+  result.worker = Object.fromEntries(Object.entries(status.marks).map(([k, v]) => [k, Math.round((v + shift) * 10) / 10]));
+  await memory.close();
+  result.ok = true;
+  return result;
+}
+
+async function runOrama(name: string, query: string): Promise<ColdResult> {
+  const result: ColdResult = { ok: false, scriptStart: now() };
+  const worker = new Worker(new URL('./orama-snapshot.worker.ts', import.meta.url), { type: 'module' });
+  const answer = await new Promise<{ ok: boolean; error?: string; marks: Record<string, number>; hits?: number; timeOrigin?: number }>((resolve) => {
+    worker.onmessage = (event) => resolve(event.data);
+    worker.postMessage({ key: name, modelUrl: MODEL_URL, query, dim: 128 });
+  });
+  result.firstAnswer = now();
+  worker.terminate();
+  if (!answer.ok) return { ...result, error: answer.error ?? 'failed' };
+  const shift = (answer.timeOrigin ?? performance.timeOrigin) - performance.timeOrigin;
+  result.worker = Object.fromEntries(Object.entries(answer.marks).map(([k, v]) => [k, Math.round((v + shift) * 10) / 10]));
+  result.hits = answer.hits ?? 0;
+  result.ok = true;
+  return result;
+}
+
+/** Step-by-step timings of an open, each step on its own (see open-profile.worker.ts). */
+async function profile(name: string, query: string): Promise<{ ok: boolean; error?: string; steps: Record<string, number>; items?: number }> {
+  const worker = new Worker(new URL('./open-profile.worker.ts', import.meta.url), { type: 'module' });
+  try {
+    return await new Promise((resolve) => {
+      worker.onmessage = (event) => resolve(event.data);
+      worker.postMessage({ name, modelUrl: MODEL_URL, query, user: USER });
+    });
+  } finally {
+    worker.terminate();
+  }
+}
+
+const params = new URLSearchParams(location.search);
+const run = params.get('run');
+const name = params.get('name') ?? 'bench';
+const query = params.get('q') ?? 'how long does it take to get to the airport';
+const g = globalThis as unknown as { coldOpen: { seed: typeof seed; profile: typeof profile }; coldResult?: ColdResult };
+g.coldOpen = { seed, profile };
+if (run === 'engram' || run === 'engram-nocache' || run === 'orama') {
+  const started = now();
+  (run === 'orama' ? runOrama(name, query) : runEngram(name, query, run === 'engram'))
+    .then((r) => (g.coldResult = r))
+    .catch((error: unknown) => (g.coldResult = { ok: false, scriptStart: started, error: String((error as Error)?.stack ?? error) }));
+}

@@ -1,0 +1,14 @@
+/** `npm run bench:edge`: the search-latency benchmark, inside workerd like the edge suite. */
+import { fileURLToPath } from 'node:url';
+import { defineProject } from 'vitest/config';
+import { edgePool } from '../../test/edge/pool-options.js';
+
+export default defineProject({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  plugins: [edgePool()],
+  test: {
+    name: 'edge-bench',
+    include: ['*.bench-test.ts'],
+    testTimeout: 600_000,
+  },
+});

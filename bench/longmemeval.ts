@@ -1,0 +1,88 @@
+/**
+ * LongMemEval-S loading and the paper's retrieval metrics (session level): recall_all@k (every
+ * answer session in the top k) and ndcg_any@k (binary relevance), averaged over the questions
+ * that are not abstentions.
+ */
+import { readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
+
+export interface Turn {
+  role: 'user' | 'assistant';
+  content: string;
+  has_answer?: boolean;
+}
+
+export interface Question {
+  question_id: string;
+  question_type: string;
+  question: string;
+  question_date: string;
+  answer: string;
+  answer_session_ids: string[];
+  haystack_dates: string[];
+  haystack_session_ids: string[];
+}
+
+export interface Dataset {
+  questions: Question[];
+  sessions: Record<string, Turn[]>;
+}
+
+export const DEFAULT_DATA = new URL('../../shared/data/longmemeval_s_dedup.json.gz', import.meta.url);
+
+export async function loadDataset(path: string | URL = DEFAULT_DATA): Promise<Dataset> {
+  return JSON.parse(gunzipSync(await readFile(path)).toString('utf8')) as Dataset;
+}
+
+/** "2023/05/20 (Sat) 02:21" → epoch ms (UTC). */
+export function parseHaystackDate(text: string): number {
+  const m = /^(\d{4})\/(\d{2})\/(\d{2})(?: \(\w+\))? (\d{2}):(\d{2})/.exec(text);
+  if (!m) throw new Error(`unexpected date ${text}`);
+  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]));
+}
+
+export const isAbstention = (q: Question) => q.question_id.includes('_abs');
+
+export function recallAll(ranked: readonly string[], relevant: readonly string[], k: number): number {
+  const top = new Set(ranked.slice(0, k));
+  return relevant.every((id) => top.has(id)) ? 1 : 0;
+}
+
+export function ndcgAny(ranked: readonly string[], relevant: readonly string[], k: number): number {
+  const rel = new Set(relevant);
+  let dcg = 0;
+  ranked.slice(0, k).forEach((id, i) => {
+    if (rel.has(id)) dcg += 1 / Math.log2(i + 2);
+  });
+  let idcg = 0;
+  for (let i = 0; i < Math.min(rel.size, k); i++) idcg += 1 / Math.log2(i + 2);
+  return idcg === 0 ? 0 : dcg / idcg;
+}
+
+export interface Metrics {
+  recall_all_at_5: number;
+  recall_all_at_10: number;
+  ndcg_any_at_5: number;
+  ndcg_any_at_10: number;
+  questions: number;
+}
+
+/** Averages the four metrics over ranked session lists. */
+export function score(results: { ranked: string[]; relevant: string[] }[]): Metrics {
+  const mean = (f: (r: { ranked: string[]; relevant: string[] }) => number) => results.reduce((s, r) => s + f(r), 0) / Math.max(1, results.length);
+  return {
+    recall_all_at_5: mean((r) => recallAll(r.ranked, r.relevant, 5)),
+    recall_all_at_10: mean((r) => recallAll(r.ranked, r.relevant, 10)),
+    ndcg_any_at_5: mean((r) => ndcgAny(r.ranked, r.relevant, 5)),
+    ndcg_any_at_10: mean((r) => ndcgAny(r.ranked, r.relevant, 10)),
+    questions: results.length,
+  };
+}
+
+/** The third-party BM25 replication of the paper's protocol on S, session level. */
+export const BM25_REPLICATION: Omit<Metrics, 'questions'> = {
+  recall_all_at_5: 0.764,
+  recall_all_at_10: 0.843,
+  ndcg_any_at_5: 0.684,
+  ndcg_any_at_10: 0.706,
+};
