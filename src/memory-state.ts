@@ -5,7 +5,7 @@
  */
 import { Partition } from './index/partition.js';
 import type { Scope } from './contract/requests.js';
-import { bufferKey, partitionKey, type BufferedMessage, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
+import { bufferKey, isOwnedBy, partitionKey, type BufferedMessage, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
 import type { StoreBatch } from './store/port.js';
 
 export class MemoryState {
@@ -28,7 +28,8 @@ export class MemoryState {
 
   profile(scope: Scope): ProfileRecord | undefined {
     const record = this.records.get(profileId(scope));
-    return record?.kind === 'profile' ? record : undefined;
+    // The id names no owner type: a user's profile must never answer for an agent of the same id.
+    return record?.kind === 'profile' && isOwnedBy(record, scope) ? record : undefined;
   }
 
   /** A stored item by id (record or buffered message). */

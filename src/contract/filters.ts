@@ -47,7 +47,9 @@ export function parseTimestamp(value: unknown): number | undefined {
   // Outside ±8.64e15 ms a number is no instant a Date can hold (it could never be shown as ISO-8601).
   if (typeof value === 'number') return Number.isFinite(value) && Math.abs(value) <= MAX_EPOCH_MS ? value : undefined;
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) return undefined;
-  const ms = Date.parse(value);
+  // A date-time without an offset is read as UTC, like a bare date: never the host's time zone.
+  const zoned = /[T ]\d/.test(value) && !/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? `${value}Z` : value;
+  const ms = Date.parse(zoned.replace(' ', 'T'));
   return Number.isNaN(ms) ? undefined : ms;
 }
 

@@ -9,6 +9,11 @@ export interface StoreBatch {
   put: StoredItem[];
   /** Ids of items to remove (records or buffered messages). */
   delete: string[];
+  /**
+   * The deletions are a request to forget: no copy of the deleted items may remain anywhere the
+   * store keeps data (an append-only log is rewritten without them before the commit resolves).
+   */
+  purge?: boolean;
 }
 
 export interface StorageAdapter {
