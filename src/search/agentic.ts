@@ -5,6 +5,7 @@
  * capped at 40 and reranked. Without an LLM it answers after round 1 and reports why.
  */
 import type { Llm, ModelCallOptions, Reranker } from '../models/ports.js';
+import { isMemoryError } from '../errors.js';
 import { completeJson } from '../models/llm-json.js';
 import { searchText } from '../records.js';
 import type { UnitCandidate } from './episode-track.js';
@@ -90,13 +91,25 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
   const pool = (await deps.recall(query)).slice(0, ROUND1_POOL);
   const round1 = await rerankUnits(deps.reranker, query, pool, ROUND1_KEEP, options);
   if (!deps.reranker) deps.notice('agentic.no_reranker', 'No reranker is configured: round 1 kept the calibrated hybrid order.');
-  if (!deps.llm) {
+  const llm = deps.llm;
+  if (!llm) {
     deps.notice('agentic.single_round', 'No LLM is configured: agentic search answered after round 1 without a sufficiency check.');
     return { candidates: round1, rounds: 1, sufficiency: null, supplementaryQueries: [] };
   }
 
-  const sufficiency = await completeJson<Sufficiency>(
-    deps.llm,
+  // The LLM is an aid, not a dependency: if it fails, the answer is round 1 and a notice says so.
+  const askLlm = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (deps.signal?.aborted || (isMemoryError(error) && error.code === 'ABORTED')) throw error;
+      deps.notice('agentic.llm_failed', `The LLM call failed (${isMemoryError(error) ? error.code : 'error'}): returned round 1.`);
+      return undefined;
+    }
+  };
+
+  const sufficiency = await askLlm(() => completeJson<Sufficiency>(
+    llm,
     {
       ...options,
       temperature: 0,
@@ -110,11 +123,12 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
       const o = v as Partial<Sufficiency> | null;
       return o && typeof o.is_sufficient === 'boolean' ? { is_sufficient: o.is_sufficient, reasoning: String(o.reasoning ?? ''), missing_information: String(o.missing_information ?? '') } : undefined;
     },
-  );
+  ));
+  if (!sufficiency) return { candidates: round1, rounds: 1, sufficiency: null, supplementaryQueries: [] };
   if (sufficiency.is_sufficient) return { candidates: round1, rounds: 1, sufficiency, supplementaryQueries: [] };
 
-  const proposed = await completeJson<unknown[]>(
-    deps.llm,
+  const proposed = await askLlm(() => completeJson<unknown[]>(
+    llm,
     {
       ...options,
       temperature: 0,
@@ -128,7 +142,8 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
       const q = (v as { queries?: unknown } | null)?.queries;
       return Array.isArray(q) ? q : undefined;
     },
-  );
+  ));
+  if (!proposed) return { candidates: round1, rounds: 1, sufficiency, supplementaryQueries: [] };
   const queries = acceptQueries(query, proposed);
   if (queries.length === 0) {
     deps.notice('agentic.no_valid_queries', 'The LLM proposed no usable supplementary query: returned round 1.');
