@@ -44,15 +44,20 @@ export class VectorIndex {
     return this.entries.get(id)?.vector;
   }
 
-  /** Every vector of the given kinds with cosine ≥ `floor`, best first. */
-  search(query: Float32Array, kinds: readonly RecordKind[], floor = -1): VectorHit[] {
+  /** The cosine of every vector of the given kinds, in no particular order. */
+  scores(query: Float32Array, kinds: readonly RecordKind[]): VectorHit[] {
     const wanted = new Set(kinds);
     const hits: VectorHit[] = [];
     for (const [id, entry] of this.entries) {
-      if (!wanted.has(entry.kind)) continue;
-      const score = dot(query, entry.vector);
-      if (score >= floor) hits.push({ id, score });
+      if (wanted.has(entry.kind)) hits.push({ id, score: dot(query, entry.vector) });
     }
-    return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    return hits;
+  }
+
+  /** Every vector of the given kinds with cosine ≥ `floor`, best first. */
+  search(query: Float32Array, kinds: readonly RecordKind[], floor = -1): VectorHit[] {
+    return this.scores(query, kinds)
+      .filter((h) => h.score >= floor)
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   }
 }

@@ -69,7 +69,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
   // Exact cosines for every child and unit; the radius only decides leg membership.
   const childCos = new Map<string, number>();
   const unitCos = new Map<string, number>();
-  for (const hit of vector.search(queryVector, CHILD_KINDS)) {
+  for (const hit of vector.scores(queryVector, CHILD_KINDS)) {
     const child = partition.records.get(hit.id);
     if (!child || !child.parent_id || !passes(child)) continue;
     // A fact stands for its episode only when the episode itself passes the filters.
@@ -78,7 +78,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
     childCos.set(hit.id, hit.score);
     if (hit.score > (unitCos.get(child.parent_id) ?? -Infinity)) unitCos.set(child.parent_id, hit.score);
   }
-  for (const hit of vector.search(queryVector, UNIT_KINDS)) {
+  for (const hit of vector.scores(queryVector, UNIT_KINDS)) {
     // MaxSim: an episode whose facts are visible is scored by them, not by its own vector.
     if (partition.childrenOf(hit.id).some(passes)) continue;
     const record = partition.records.get(hit.id);
