@@ -24,6 +24,8 @@ import { createMemoryStore } from './store/memory-store.js';
 import { segmentMessages } from './write/boundary.js';
 import type { Extraction, Extractor, Segment } from './write/extraction.js';
 import { embedRecords, recordsFromExtraction } from './write/ingest.js';
+import { fromBundle, toBundle, type ExportBundle } from './export/bundle.js';
+import { toMarkdown, type MarkdownFile } from './export/markdown.js';
 import { mergeProfile } from './write/profile-rules.js';
 import { createRulesExtractor } from './write/rules-extractor.js';
 import { createLlmExtractor } from './write/llm-extractor.js';
@@ -83,8 +85,18 @@ export interface Memory {
   upsertSkill(request: unknown, options?: CallOptions): Promise<UpsertResponse>;
   upsertKnowledge(request: unknown, options?: CallOptions): Promise<UpsertResponse>;
   upsertProfile(request: unknown): Promise<UpsertResponse>;
+  /** Everything the memory holds, as a versioned JSON bundle (vectors included). */
+  export(): Promise<ExportBundle>;
+  /** The memory as Markdown files, one per owner and kind, for a person to read. */
+  exportMarkdown(): Promise<MarkdownFile[]>;
+  /** Loads a bundle in one atomic write: `merge` (default) upserts by id, `replace` empties the memory first. */
+  import(bundle: unknown, options?: ImportOptions): Promise<{ imported: number; reembedded: number; removed: number }>;
   stats(): MemoryStats;
   close(): Promise<void>;
+}
+
+export interface ImportOptions extends CallOptions {
+  mode?: 'merge' | 'replace';
 }
 
 const EMBEDDER_META = 'embedder';
@@ -357,6 +369,29 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
         };
         await commit({ put: [record], delete: [] });
         return { request_id: requestId(), data: { id: record.id, status: current ? ('updated' as const) : ('created' as const) } };
+      });
+    },
+
+    async export() {
+      ensureOpen();
+      return toBundle(state.items(), { id: embedder.id, dim: embedder.dim }, now());
+    },
+
+    async exportMarkdown() {
+      ensureOpen();
+      return toMarkdown(state.items());
+    },
+
+    async import(bundle, importOptions = {}) {
+      const { items } = fromBundle(bundle);
+      return exclusive(async () => {
+        // Vectors from another model mean nothing here: those records are embedded afresh.
+        const stale = items.filter((i): i is MemoryRecord => i.kind !== 'message' && i.kind !== 'profile' && (i.vector_model !== embedder.id || i.vector?.length !== embedder.dim));
+        await embedRecords(stale, { embedder, ...(importOptions.signal ? { signal: importOptions.signal } : {}) });
+        const incoming = new Set(items.map((i) => i.id));
+        const removed = importOptions.mode === 'replace' ? state.items().map((i) => i.id).filter((id) => !incoming.has(id)) : [];
+        await commit({ put: items, delete: removed, ...(removed.length ? { purge: true } : {}) });
+        return { imported: items.length, reembedded: stale.length, removed: removed.length };
       });
     },
 

@@ -9,7 +9,9 @@
  * const { data } = await memory.search({ user_id: 'u1', query: 'hobbies', method: 'hybrid' });
  */
 export { createMemory } from './engine.js';
-export type { Memory, MemoryOptions, MemoryStats, CallOptions, Progress } from './engine.js';
+export type { Memory, MemoryOptions, MemoryStats, CallOptions, ImportOptions, Progress } from './engine.js';
+export type { ExportBundle } from './export/bundle.js';
+export type { MarkdownFile } from './export/markdown.js';
 export * from './contract/types.js';
 export { MemoryError, createError, isMemoryError, ERROR_CATALOG } from './errors.js';
 export type { ErrorCode, ValidationDetail } from './errors.js';

@@ -32,6 +32,11 @@ export class MemoryState {
     return record?.kind === 'profile' && isOwnedBy(record, scope) ? record : undefined;
   }
 
+  /** Every item: records, then buffered messages. */
+  items(): StoredItem[] {
+    return [...this.records.values(), ...this.messages.values()];
+  }
+
   /** A stored item by id (record or buffered message). */
   get(id: string): StoredItem | undefined {
     return this.records.get(id) ?? this.messages.get(id);

@@ -1,0 +1,79 @@
+/**
+ * The export bundle: everything a memory holds, as versioned JSON that round-trips exactly
+ * (vectors as base64 of their float32 bytes). Importing a bundle validates every item before
+ * anything is written, then writes them all in one atomic batch.
+ */
+import { SCOPE_ID_PATTERN } from '../contract/requests.js';
+import { validationError, type ValidationDetail } from '../errors.js';
+import type { StoredItem } from '../records.js';
+import { itemFromJson, itemToJson } from '../store/serialize.js';
+
+export const EXPORT_FORMAT = 'engram-export';
+export const EXPORT_VERSION = 1;
+
+export interface ExportBundle {
+  format: typeof EXPORT_FORMAT;
+  version: number;
+  exported_at: string;
+  embedder: { id: string; dim: number };
+  /** Each item as JSON text (records and buffered messages), vectors in base64. */
+  items: string[];
+}
+
+const KINDS = new Set(['episode', 'atomic_fact', 'foresight', 'profile', 'agent_case', 'agent_skill', 'knowledge', 'message']);
+const MAX_ITEMS = 1_000_000;
+
+/** Builds a bundle from stored items. */
+export function toBundle(items: readonly StoredItem[], embedder: { id: string; dim: number }, now: number): ExportBundle {
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: new Date(now).toISOString(), embedder, items: items.map(itemToJson) };
+}
+
+function checkItem(raw: unknown, index: number, issues: ValidationDetail[]): StoredItem | undefined {
+  const loc = ['body', 'items', index];
+  const fail = (msg: string) => {
+    issues.push({ loc, msg: `Value error, ${msg}`, type: 'value_error' });
+    return undefined;
+  };
+  if (typeof raw !== 'string') return fail('each item is a JSON string');
+  let item: StoredItem;
+  try {
+    item = itemFromJson(raw);
+  } catch {
+    return fail('item is not valid JSON (or its vector is not base64)');
+  }
+  const o = item as unknown as Record<string, unknown>;
+  if (!o || typeof o !== 'object' || typeof o['id'] !== 'string' || !o['id']) return fail('item needs an id');
+  if (!KINDS.has(String(o['kind']))) return fail(`unknown item kind ${JSON.stringify(o['kind'])}`);
+  for (const key of ['app_id', 'project_id'] as const) {
+    if (typeof o[key] !== 'string' || !SCOPE_ID_PATTERN.test(o[key])) return fail(`${key} must match ${SCOPE_ID_PATTERN.source}`);
+  }
+  if (typeof o['timestamp'] !== 'number' || !Number.isFinite(o['timestamp'])) return fail('timestamp must be epoch milliseconds');
+  if (item.kind === 'message') {
+    if (typeof item.session_id !== 'string' || typeof item.sender_id !== 'string') return fail('a message needs session_id and sender_id');
+    return item;
+  }
+  if (item.owner_type !== 'user' && item.owner_type !== 'agent') return fail('owner_type must be user or agent');
+  if (typeof item.owner_id !== 'string' || !SCOPE_ID_PATTERN.test(item.owner_id)) return fail('owner_id must be a scope id');
+  if (!Array.isArray(item.sender_ids)) return fail('sender_ids must be a list');
+  if (item.vector !== null && !(item.vector instanceof Float32Array)) return fail('vector must be base64 float32 or null');
+  return item;
+}
+
+/** Validates a bundle; throws a 422 listing every bad item, or returns its items. */
+export function fromBundle(bundle: unknown): { items: StoredItem[]; embedder: { id: string; dim: number } } {
+  const issues: ValidationDetail[] = [];
+  const b = bundle as Partial<ExportBundle> | null;
+  if (!b || typeof b !== 'object' || b.format !== EXPORT_FORMAT) {
+    throw validationError([{ loc: ['body', 'format'], msg: `Value error, not an ${EXPORT_FORMAT} bundle`, type: 'value_error', input: b?.format }]);
+  }
+  if (b.version !== EXPORT_VERSION) {
+    throw validationError([{ loc: ['body', 'version'], msg: `Value error, bundle version ${String(b.version)} is not supported (expected ${EXPORT_VERSION})`, type: 'value_error', input: b.version }]);
+  }
+  if (!Array.isArray(b.items) || b.items.length > MAX_ITEMS) {
+    throw validationError([{ loc: ['body', 'items'], msg: `Value error, items must be a list of at most ${MAX_ITEMS}`, type: 'value_error' }]);
+  }
+  const items = b.items.map((raw, i) => checkItem(raw, i, issues));
+  if (issues.length) throw validationError(issues.slice(0, 50));
+  const embedder = b.embedder && typeof b.embedder.id === 'string' ? { id: b.embedder.id, dim: Number(b.embedder.dim) } : { id: '', dim: 0 };
+  return { items: items as StoredItem[], embedder };
+}
