@@ -1,11 +1,11 @@
 /** `npm run bench:edge`: the search-latency benchmark, inside workerd like the edge suite. */
 import { fileURLToPath } from 'node:url';
 import { defineProject } from 'vitest/config';
-import { edgePool } from '../../test/edge/pool-options.js';
+import { edgePool, quietSourcemapWarnings } from '../../test/edge/pool-options.js';
 
 export default defineProject({
   root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [edgePool()],
+  plugins: [edgePool(), quietSourcemapWarnings()],
   test: {
     name: 'edge-bench',
     include: ['*.bench-test.ts'],
