@@ -4,7 +4,10 @@
  * flushed, then the question is searched with each method; retrieved episodes count for their
  * session. Prints recall_all@5/10 and ndcg_any@5/10 per method next to the BM25 replication.
  *
- *   npm run bench:quality -- [--limit N] [--methods keyword,vector,hybrid] [--json]
+ *   npm run bench:quality -- [--limit N] [--methods keyword,vector,hybrid] [--contract-defaults] [--json]
+ *
+ * By default each search asks for top_k 10 with radius 0 (every vector hit may compete);
+ * `--contract-defaults` sends only the query, so top_k -1 and the automatic radius apply.
  */
 import { parseArgs } from 'node:util';
 import { createMemory, type SearchMethod } from '../src/index.js';
@@ -17,6 +20,7 @@ const { values } = parseArgs({
     methods: { type: 'string', default: 'keyword,vector,hybrid' },
     json: { type: 'boolean', default: false },
     data: { type: 'string' },
+    'contract-defaults': { type: 'boolean', default: false },
   },
 });
 
@@ -44,7 +48,8 @@ for (const [qi, q] of questions.entries()) {
   }
   for (const method of methods) {
     const t0 = performance.now();
-    const { data } = await memory.search({ user_id: 'user', query: q.question, method, top_k: 10, radius: 0 });
+    const params = values['contract-defaults'] ? {} : { top_k: 10, radius: 0 };
+    const { data } = await memory.search({ user_id: 'user', query: q.question, method, ...params });
     searchMs += performance.now() - t0;
     const ranked: string[] = [];
     for (const e of data.episodes) {

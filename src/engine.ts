@@ -28,6 +28,7 @@ import { fromBundle, toBundle, type ExportBundle } from './export/bundle.js';
 import { toMarkdown, type MarkdownFile } from './export/markdown.js';
 import { mergeProfile } from './write/profile-rules.js';
 import { createRulesExtractor } from './write/rules-extractor.js';
+import { learnSkills } from './write/skills.js';
 import { createLlmExtractor } from './write/llm-extractor.js';
 
 export interface Progress {
@@ -180,7 +181,28 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
         else out.push(r);
       }
     }
-    return [...out, ...pendingProfiles.values()];
+    return [...out, ...pendingProfiles.values(), ...(await learnedSkills(out, signal))];
+  }
+
+  /** Skills learned from the new cases together with each agent's earlier ones. */
+  async function learnedSkills(records: MemoryRecord[], signal?: AbortSignal): Promise<AgentSkillRecord[]> {
+    const fresh = records.filter((r): r is AgentCaseRecord => r.kind === 'agent_case');
+    const byAgent = new Map<string, AgentCaseRecord[]>();
+    for (const c of fresh) byAgent.set(partitionKey(c), [...(byAgent.get(partitionKey(c)) ?? []), c]);
+    const skills: AgentSkillRecord[] = [];
+    for (const cases of byAgent.values()) {
+      const partition = state.partition(cases[0]!);
+      const existing = partition ? [...partition.records.values()] : [];
+      skills.push(...(await learnSkills(
+        cases,
+        existing.filter((r): r is AgentCaseRecord => r.kind === 'agent_case'),
+        existing.filter((r): r is AgentSkillRecord => r.kind === 'agent_skill'),
+        now(),
+        (texts) => embedder.embed(texts, signal ? { signal } : {}),
+      )));
+    }
+    await embedRecords(skills, { embedder, ...(signal ? { signal } : {}) });
+    return skills;
   }
 
   function unprocessedFor(scope: Scope, sessionId: string | null): BufferedMessage[] {
