@@ -1,0 +1,179 @@
+/**
+ * The main-thread client: the memory API of `createMemory`, served by a Web Worker over comlink
+ * and persisted to IndexedDB. Any number of tabs may open the same named memory: one of their
+ * workers hosts the engine (the one holding the Web Lock `engram:<name>`), the others forward to
+ * it, and every tab hears of every committed write through `onChange`.
+ *
+ * @example
+ * const memory = await createMemoryClient({ name: 'notes', modelUrl: '/models/static-en/model.bin' });
+ * await memory.upsertKnowledge({ user_id: 'u1', title: 'Wifi', content: 'The password is on the fridge' });
+ * const { data } = await memory.search({ user_id: 'u1', query: 'wifi password' });
+ */
+import { proxy, releaseProxy, transfer, wrap, type Remote } from 'comlink';
+import type {
+  AddResponse, DeleteResponse, FlushResponse, GetResponse, SearchResponse, UpsertResponse,
+} from './contract/types.js';
+import type { MemoryStats, Progress } from './engine.js';
+import { createError } from './errors.js';
+import { registerErrorTransfer } from './rpc/error-transfer.js';
+import type { MemoryChange, MethodName, PeerEvent } from './rpc/peer.js';
+import type { Notice, SearchTrace } from './search/search.js';
+import type { MemoryWorkerApi, WorkerStatus } from '../worker/memory.worker.js';
+
+export type { MemoryChange } from './rpc/peer.js';
+
+export interface MemoryClientOptions {
+  /** Name of the memory; each name is its own IndexedDB database (`engram:<name>`). Default `default`. */
+  name?: string;
+  /** URL of the static embedding model (serve `models/static-en/model.bin` from your own origin). */
+  modelUrl: string | URL;
+  /**
+   * Cache API cache that keeps the model file for the next visit; `false` to fetch every time.
+   * Default `engram-models`. Entries are keyed by URL: give a new model file a new URL.
+   */
+  modelCache?: string | false;
+  /** IndexedDB durability of writes. Default `strict` (flushed to disk before a write resolves). */
+  durability?: IDBTransactionDurability;
+  /** The cosine floor used when `top_k` is -1. */
+  autoRadius?: number;
+  /** Progress of opening the memory (model download, loading, re-embedding), whichever tab hosts it. */
+  onProgress?: (progress: Progress) => void;
+  /** Degraded paths taken by the engine (no LLM, extractor fallback, …). */
+  onNotice?: (notice: Notice) => void;
+  /** Every committed write, from any tab. */
+  onChange?: (change: MemoryChange) => void;
+  /** A worker running worker/memory.worker.ts, for hosts that bundle it themselves. */
+  worker?: Worker;
+}
+
+/** Options of one call. */
+export interface ClientCallOptions {
+  signal?: AbortSignal;
+}
+
+/** Storage numbers of this origin (every memory together). */
+export interface StorageEstimate {
+  usage?: number;
+  quota?: number;
+  /** Whether the browser promised not to evict this origin's data. */
+  persisted: boolean;
+}
+
+/** The memory API in the page. Every method rejects with a MemoryError (`isMemoryError` holds). */
+export interface MemoryClient {
+  readonly name: string;
+  add(request: unknown, options?: ClientCallOptions): Promise<AddResponse>;
+  flush(request: unknown, options?: ClientCallOptions): Promise<FlushResponse>;
+  search(request: unknown, options?: ClientCallOptions): Promise<SearchResponse>;
+  searchWithTrace(request: unknown, options?: ClientCallOptions): Promise<{ response: SearchResponse; trace: SearchTrace }>;
+  get(request: unknown): Promise<GetResponse>;
+  delete(request: unknown): Promise<DeleteResponse>;
+  upsertCase(request: unknown, options?: ClientCallOptions): Promise<UpsertResponse>;
+  upsertSkill(request: unknown, options?: ClientCallOptions): Promise<UpsertResponse>;
+  upsertKnowledge(request: unknown, options?: ClientCallOptions): Promise<UpsertResponse>;
+  upsertProfile(request: unknown): Promise<UpsertResponse>;
+  stats(): Promise<MemoryStats>;
+  /** Calls `listener` for every committed write from any tab; returns the unsubscribe function. */
+  onChange(listener: (change: MemoryChange) => void): () => void;
+  /** Whether this tab's worker hosts the engine, and its start-up timings. */
+  status(): Promise<WorkerStatus>;
+  /** Asks the browser not to evict this origin's storage (`navigator.storage.persist()`); true when granted. */
+  requestPersistentStorage(): Promise<boolean>;
+  storageEstimate(): Promise<StorageEstimate>;
+  /** Stops this tab's worker; another tab takes over hosting if this one hosted. */
+  close(): Promise<void>;
+}
+
+/** Starts the memory worker for `options.name` and resolves once a host (this tab's or another's) serves it. */
+export async function createMemoryClient(options: MemoryClientOptions): Promise<MemoryClient> {
+  if (!options?.modelUrl) throw createError('MODEL_UNAVAILABLE', { message: 'createMemoryClient needs modelUrl: serve models/static-en/model.bin from your origin' });
+  registerErrorTransfer();
+  const name = options.name ?? 'default';
+  const worker = options.worker ?? new Worker(new URL('../worker/memory.worker.ts', import.meta.url), { type: 'module', name: `engram:${name}` });
+  const remote: Remote<MemoryWorkerApi> = wrap<MemoryWorkerApi>(worker);
+  const listeners = new Set<(change: MemoryChange) => void>();
+  if (options.onChange) listeners.add(options.onChange);
+
+  const onEvent = (event: PeerEvent) => {
+    if (event.type === 'change') for (const listener of listeners) listener(event.change);
+    else if (event.type === 'progress') options.onProgress?.(event.progress);
+    else options.onNotice?.(event.notice);
+  };
+
+  try {
+    await remote.init(
+      {
+        name,
+        // The worker resolves URLs against its own script's URL: make it absolute here.
+        modelUrl: new URL(options.modelUrl, globalThis.location?.href).href,
+        modelCache: options.modelCache === false ? null : options.modelCache ?? 'engram-models',
+        ...(options.durability ? { durability: options.durability } : {}),
+        ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
+      },
+      proxy(onEvent),
+    );
+  } catch (error) {
+    remote[releaseProxy]();
+    worker.terminate();
+    throw error;
+  }
+
+  let closed = false;
+  const call = async <T>(method: MethodName, request: unknown, callOptions: ClientCallOptions = {}): Promise<T> => {
+    if (closed) throw createError('CLOSED');
+    const { signal } = callOptions;
+    if (!signal) return (await remote.call(method, request)) as T;
+    if (signal.aborted) throw createError('ABORTED', { cause: signal.reason });
+    // A signal cannot be cloned: a port carries the abort, and the worker makes its own signal from it.
+    const { port1, port2 } = new MessageChannel();
+    const onAbort = () => port1.postMessage(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return (await remote.call(method, request, transfer(port2, [port2]))) as T;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      port1.close();
+    }
+  };
+
+  return {
+    name,
+    add: (request, o) => call('add', request, o),
+    flush: (request, o) => call('flush', request, o),
+    search: (request, o) => call('search', request, o),
+    searchWithTrace: (request, o) => call('searchWithTrace', request, o),
+    get: (request) => call('get', request),
+    delete: (request) => call('delete', request),
+    upsertCase: (request, o) => call('upsertCase', request, o),
+    upsertSkill: (request, o) => call('upsertSkill', request, o),
+    upsertKnowledge: (request, o) => call('upsertKnowledge', request, o),
+    upsertProfile: (request) => call('upsertProfile', request),
+    stats: () => call('stats', undefined),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    status: () => remote.status(),
+    async requestPersistentStorage() {
+      const storage = globalThis.navigator?.storage;
+      if (!storage?.persist) return false;
+      return storage.persist();
+    },
+    async storageEstimate() {
+      const storage = globalThis.navigator?.storage;
+      if (!storage?.estimate) return { persisted: false };
+      const [{ usage, quota }, persisted] = await Promise.all([storage.estimate(), storage.persisted?.() ?? Promise.resolve(false)]);
+      return { ...(usage === undefined ? {} : { usage }), ...(quota === undefined ? {} : { quota }), persisted };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await remote.close();
+      } finally {
+        remote[releaseProxy]();
+        worker.terminate();
+      }
+    },
+  };
+}
