@@ -44,6 +44,11 @@ export interface RecallOptions {
   /** Cosine floor for the vector leg (null: none). */
   radius: number | null;
   legs: readonly Leg[];
+  /**
+   * Compute BM25 even when the keyword leg is not wanted (it feeds the calibrated relevance that
+   * `min_score` floors). Without a floor, a vector-only search skips it: it is most of its cost.
+   */
+  keywordEvidence?: boolean;
 }
 
 const UNIT_KINDS = ['episode', 'knowledge'] as const;
@@ -57,14 +62,15 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
 
   const unitBm25 = new Map<string, number>();
   const keywordRanked: string[] = [];
-  for (const hit of keyword.search(query, UNIT_KINDS)) {
+  const withKeyword = options.legs.includes('keyword') || options.keywordEvidence === true;
+  for (const hit of withKeyword ? keyword.search(query, UNIT_KINDS) : []) {
     const record = partition.records.get(hit.id);
     if (!record || !passes(record)) continue;
     unitBm25.set(hit.id, hit.score);
     keywordRanked.push(hit.id);
   }
   const childBm25 = new Map<string, number>();
-  for (const hit of keyword.search(query, CHILD_KINDS)) childBm25.set(hit.id, hit.score);
+  for (const hit of withKeyword ? keyword.search(query, CHILD_KINDS) : []) childBm25.set(hit.id, hit.score);
 
   // Exact cosines for every child and unit; the radius only decides leg membership.
   const childCos = new Map<string, number>();

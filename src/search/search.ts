@@ -79,7 +79,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   if (partition && partition.size > 0) {
     const [queryVector] = await deps.embedder.embed([request.query], options);
     const recall = (query: string, vector: Float32Array, legsWanted: readonly Leg[]) =>
-      recallUnits(partition, query, vector, { filters: request.filters, pool: limit * 2, radius, legs: legsWanted });
+      recallUnits(partition, query, vector, { filters: request.filters, pool: limit * 2, radius, legs: legsWanted, keywordEvidence: request.min_score !== null });
 
     if (request.method === 'keyword' || request.method === 'vector') {
       const leg: Leg = request.method;
