@@ -37,7 +37,8 @@ describe.skipIf(chromiumMissing)('killed mid-ingest', () => {
     await page.waitForFunction(() => 'memoryPage' in globalThis);
     const d = driver(page);
     expect(value(await d.open(name)).role).toBe('host');
-    const ingest = d.ingest(name, 'ann', 0, TOTAL, 4).catch((error: unknown) => error);
+    // Held a while after the kill point, so a slow kill still lands mid-ingest.
+    const ingest = d.ingest(name, 'ann', 0, TOTAL, 4, killAfter + 1_000).catch((error: unknown) => error);
     await within(120_000, async () => resolved.size >= killAfter, `${killAfter} writes resolved`);
     return { page, resolved, ingest, cdp };
   }

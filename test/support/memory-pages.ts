@@ -66,8 +66,8 @@ export function driver(page: Page) {
       page.evaluate(([n, m, r, ms]) => (globalThis as unknown as Api).memoryPage.callWithAbort(n, m, r, ms), [name, method, request, afterMs] as const),
     changes: (name: string) => page.evaluate((n) => (globalThis as unknown as Api).memoryPage.changes(n), name) as Promise<MemoryChange[]>,
     progress: (name: string) => page.evaluate((n) => (globalThis as unknown as Api).memoryPage.progress(n), name),
-    ingest: (name: string, user: string, from: number, to: number, concurrency = 4) =>
-      page.evaluate(([n, u, f, t, c]) => (globalThis as unknown as Api).memoryPage.ingest(n, u, f, t, c), [name, user, from, to, concurrency] as const),
+    ingest: (name: string, user: string, from: number, to: number, concurrency = 4, holdAfter?: number) =>
+      page.evaluate(([n, u, f, t, c, h]) => (globalThis as unknown as Api).memoryPage.ingest(n, u, f, t, c, h), [name, user, from, to, concurrency, holdAfter] as const),
     listKnowledge: (name: string, user: string) => page.evaluate(([n, u]) => (globalThis as unknown as Api).memoryPage.listKnowledge(n, u), [name, user] as const),
     storage: (name: string) => page.evaluate((n) => (globalThis as unknown as Api).memoryPage.storage(n), name),
     close: (name: string) => page.evaluate((n) => (globalThis as unknown as Api).memoryPage.close(n), name),

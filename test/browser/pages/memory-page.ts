@@ -32,7 +32,13 @@ export interface MemoryPage {
   changes(name: string): MemoryChange[];
   progress(name: string): Progress[];
   /** Writes knowledge items `Record <i>` for i in [from, to), `concurrency` calls in flight; each resolved write is reported to `reportWrite` if the test exposed it. */
-  ingest(name: string, user: string, from: number, to: number, concurrency: number): Promise<Outcome<number>>;
+  /**
+   * Writes records `from`..`to` with `concurrency` lanes. With `holdAfter`, once that many writes
+   * resolved each lane sends one more write and then stops waiting for anything: the ingest is
+   * still under way (writes in flight, more to come) whenever the test kills the tab, however slow
+   * the machine is.
+   */
+  ingest(name: string, user: string, from: number, to: number, concurrency: number, holdAfter?: number): Promise<Outcome<number>>;
   /** Every knowledge item of `user`, listed page by page. */
   listKnowledge(name: string, user: string): Promise<{ id: string; title: string }[]>;
   storage(name: string): Promise<Outcome<{ persisted: boolean; estimate: { usage?: number; quota?: number; persisted: boolean } }>>;
@@ -109,7 +115,7 @@ const page: MemoryPage = {
     }),
   changes: (name) => changeLog.get(name) ?? [],
   progress: (name) => progressLog.get(name) ?? [],
-  ingest: (name, user, from, to, concurrency) =>
+  ingest: (name, user, from, to, concurrency, holdAfter) =>
     outcome(async () => {
       const c = client(name);
       const report = (globalThis as { reportWrite?: (i: number) => Promise<void> }).reportWrite;
@@ -118,7 +124,12 @@ const page: MemoryPage = {
       const lane = async () => {
         while (next < to) {
           const i = next++;
-          await c.upsertKnowledge({ user_id: user, title: `Record ${i}`, content: `Record ${i} is about item number ${i} in the ${i % 2 ? 'blue' : 'green'} series.` });
+          const write = c.upsertKnowledge({ user_id: user, title: `Record ${i}`, content: `Record ${i} is about item number ${i} in the ${i % 2 ? 'blue' : 'green'} series.` });
+          if (holdAfter !== undefined && done >= holdAfter) {
+            void write.then(() => report?.(i));
+            await new Promise(() => undefined); // held until the tab dies
+          }
+          await write;
           done++;
           void report?.(i);
         }
