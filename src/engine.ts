@@ -93,8 +93,23 @@ export interface Memory {
   /** Loads a bundle in one atomic write: `merge` (default) upserts by id, `replace` empties the memory first. */
   import(bundle: unknown, options?: ImportOptions): Promise<{ imported: number; reembedded: number; removed: number }>;
   stats(): MemoryStats;
+  /** Who holds searchable memories in one app and project, with the sessions they come from (read-only). */
+  owners(app_id: string, project_id: string): OwnerSummary[];
+  /** Read-only copies of one owner's records by id, vectors left out; ids outside that owner's partition are skipped. */
+  peek(scope: Scope, ids: readonly string[]): RecordView[];
   close(): Promise<void>;
 }
+
+/** One owner of an app and project, for hosts that map other services' scopes onto Engram's partitions. */
+export interface OwnerSummary {
+  owner_type: Scope['owner_type'];
+  owner_id: string;
+  /** Sessions of the owner's searchable records; `null` stands for records outside any session (knowledge, skills). */
+  sessions: (string | null)[];
+}
+
+/** A stored record without its vector, as `peek` returns it. */
+export type RecordView = MemoryRecord extends infer R ? (R extends MemoryRecord ? Omit<R, 'vector'> : never) : never;
 
 export interface ImportOptions extends CallOptions {
   mode?: 'merge' | 'replace';
@@ -430,6 +445,33 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
         llm: llm?.id ?? null,
         extractor: extractor.id,
       };
+    },
+
+    owners(app_id, project_id) {
+      ensureOpen();
+      const out: OwnerSummary[] = [];
+      for (const partition of state.partitions.values()) {
+        // Every record of a partition shares its app, project and owner: the first one speaks for all.
+        const owner = partition.records.values().next().value;
+        if (!owner || owner.app_id !== app_id || owner.project_id !== project_id) continue;
+        const sessions = new Set<string | null>();
+        // A profile is fetched, never ranked: it gives its owner nothing to search.
+        for (const r of partition.records.values()) if (r.kind !== 'profile') sessions.add(r.session_id);
+        if (sessions.size) out.push({ owner_type: owner.owner_type, owner_id: owner.owner_id, sessions: [...sessions] });
+      }
+      return out.sort((a, b) => (a.owner_type + a.owner_id < b.owner_type + b.owner_id ? -1 : 1));
+    },
+
+    peek(scope, ids) {
+      ensureOpen();
+      const out: RecordView[] = [];
+      for (const id of ids) {
+        const record = ownedRecord(scope, id);
+        if (!record) continue;
+        const { vector: _vector, ...rest } = record;
+        out.push(structuredClone(rest) as RecordView);
+      }
+      return out;
     },
 
     async close() {

@@ -19,6 +19,10 @@ export type { Embedder, Reranker, Llm, LlmRequest, ChatMessage } from './models/
 export type { StorageAdapter, StoreBatch } from './store/port.js';
 export { createMemoryStore } from './store/memory-store.js';
 export { createFetchHandler, errorResponse } from './http/handler.js';
+export type { OwnerSummary, RecordView } from './engine.js';
+export type { DialectOptions } from './contract/dialects/routes.js';
+export type { BreethOptions } from './contract/dialects/breeth.js';
+export type { TablestoreOptions } from './contract/dialects/tablestore.js';
 export type { SearchTrace, Notice } from './search/search.js';
 export type { Extractor, Extraction, Segment } from './write/extraction.js';
 export { createRulesExtractor } from './write/rules-extractor.js';

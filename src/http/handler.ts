@@ -4,6 +4,7 @@
  * worker. Errors come out in the EverOS shape: 422 `{detail: [...]}` for validation, otherwise
  * `{detail: message, code}` with the catalog's status. User input never produces a 500.
  */
+import { createDialectRoutes, type DialectOptions } from '../contract/dialects/routes.js';
 import { isMemoryError, MemoryError } from '../errors.js';
 import type { Memory } from '../engine.js';
 import type { SearchTrace } from '../search/search.js';
@@ -33,6 +34,11 @@ export interface HandlerOptions {
   onError?: (error: unknown) => void;
   /** Path prefix the API is mounted under (default none). */
   basePath?: string;
+  /**
+   * Other services' search routes, each off unless configured: `breeth` serves `POST /v1/search`,
+   * `tablestore` serves `POST /SearchMemories`, each with its own error shape (docs/dialects.md).
+   */
+  dialects?: DialectOptions;
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
@@ -78,6 +84,7 @@ function traceHeaders(trace: SearchTrace | undefined): Record<string, string> {
 export function createFetchHandler(target: Memory | ((request: Request, body: unknown) => Promise<Memory>), options: HandlerOptions = {}): (request: Request) => Promise<Response> {
   const base = options.basePath ?? '';
   const pick = typeof target === 'function' ? target : async () => target;
+  const dialectRoute = createDialectRoutes(options.dialects);
   return async (request) => {
     try {
       const path = new URL(request.url).pathname.slice(base.length).replace(/\/+$/, '') || '/';
@@ -86,6 +93,8 @@ export function createFetchHandler(target: Memory | ((request: Request, body: un
         const memory = typeof target === 'function' ? null : target;
         return json(200, { status: 'ok', ...(memory ? { memory: memory.stats() } : {}) });
       }
+      const dialect = dialectRoute(path);
+      if (dialect) return await dialect(request, { memory: pick, readJson, onError: options.onError });
       if (!path.startsWith(`${API_PREFIX}/`)) return json(404, { detail: 'Not Found' });
       const verb = ROUTES[path.slice(API_PREFIX.length + 1)];
       if (!verb) return json(404, { detail: 'Not Found' });

@@ -14,6 +14,17 @@ export interface Embedder {
   readonly id: string;
   readonly dim: number;
   embed(texts: readonly string[], options?: ModelCallOptions): Promise<Float32Array[]>;
+  /**
+   * Embeds search queries, for models that embed a question differently from a stored text
+   * (e5's "query: " / "passage: ", bge's query instruction). Optional: without it, queries go
+   * through `embed`; call it through `embedQueries(embedder, …)`.
+   */
+  embedQueries?(texts: readonly string[], options?: ModelCallOptions): Promise<Float32Array[]>;
+}
+
+/** Embeds search queries with the embedder's query path when it has one, else with `embed`. */
+export function embedQueries(embedder: Embedder, texts: readonly string[], options?: ModelCallOptions): Promise<Float32Array[]> {
+  return embedder.embedQueries ? embedder.embedQueries(texts, options) : embedder.embed(texts, options);
 }
 
 export interface RerankCandidate {

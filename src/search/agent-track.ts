@@ -10,6 +10,7 @@ import type { Partition } from '../index/partition.js';
 import type { ModelCallOptions, Reranker } from '../models/ports.js';
 import type { AgentCaseRecord, AgentSkillRecord, MemoryRecord } from '../records.js';
 import { searchText } from '../records.js';
+import type { Leg } from './episode-track.js';
 import { calibrated, caseScore, rrf } from './scores.js';
 
 export const SKILL_VERIFY_FLOOR = 0.4;
@@ -29,6 +30,10 @@ export interface AgentHit<R> {
   record: R;
   score: number;
   relevance: number;
+  /** Raw cosine with the query. */
+  cos: number;
+  /** The recall legs that found it. */
+  legs: Leg[];
 }
 
 export interface AgentTrackResult {
@@ -87,17 +92,19 @@ async function rerankHits<R extends MemoryRecord>(reranker: Reranker, query: str
 
 const byScore = <T extends { score: number; record: { id: string } }>(a: T, b: T) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1);
 
+const found = <R>(s: Scored<R>) => ({ record: s.record, cos: s.cos, legs: [...(s.inKeyword ? ['keyword' as const] : []), ...(s.inVector ? ['vector' as const] : [])] });
+
 /** Ranks one kind for keyword / vector (raw measures) or hybrid / agentic (fused). */
 function rank<R extends MemoryRecord>(scored: Scored<R>[], method: SearchMethod, fuse: 'linear' | 'rrf'): AgentHit<R>[] {
   if (method === 'keyword') {
-    return scored.filter((s) => s.inKeyword).map((s) => ({ record: s.record, score: s.bm25, relevance: calibrated(s.cos, s.bm25) })).sort(byScore);
+    return scored.filter((s) => s.inKeyword).map((s) => ({ ...found(s), score: s.bm25, relevance: calibrated(s.cos, s.bm25) })).sort(byScore);
   }
   if (method === 'vector') {
-    return scored.filter((s) => s.inVector).map((s) => ({ record: s.record, score: s.cos, relevance: calibrated(s.cos, s.bm25) })).sort(byScore);
+    return scored.filter((s) => s.inVector).map((s) => ({ ...found(s), score: s.cos, relevance: calibrated(s.cos, s.bm25) })).sort(byScore);
   }
   const pooled = scored.filter((s) => s.inKeyword || s.inVector);
   if (fuse === 'linear') {
-    return pooled.map((s) => ({ record: s.record, score: caseScore(s.cos, s.bm25), relevance: caseScore(s.cos, s.bm25) })).sort(byScore);
+    return pooled.map((s) => ({ ...found(s), score: caseScore(s.cos, s.bm25), relevance: caseScore(s.cos, s.bm25) })).sort(byScore);
   }
   const order = rrf([
     pooled.filter((s) => s.inKeyword).sort((a, b) => b.bm25 - a.bm25).map((s) => s.record.id),
@@ -108,7 +115,7 @@ function rank<R extends MemoryRecord>(scored: Scored<R>[], method: SearchMethod,
   return order.map(({ id }) => {
     const s = byId.get(id)!;
     const score = caseScore(s.cos, s.bm25);
-    return { record: s.record, score, relevance: score };
+    return { ...found(s), score, relevance: score };
   });
 }
 

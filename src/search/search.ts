@@ -6,7 +6,7 @@
 import type { ResolvedSearch } from '../contract/requests.js';
 import type { SearchData } from '../contract/types.js';
 import type { Partition } from '../index/partition.js';
-import type { Embedder, Llm, ModelCallOptions, Reranker } from '../models/ports.js';
+import { embedQueries, type Embedder, type Llm, type ModelCallOptions, type Reranker } from '../models/ports.js';
 import type { AgentCaseRecord, AgentSkillRecord, BufferedMessage, ProfileRecord } from '../records.js';
 import { agenticRetrieve } from './agentic.js';
 import { searchAgentTrack } from './agent-track.js';
@@ -32,6 +32,8 @@ export interface SearchTrace {
   notices: Notice[];
   /** Item id → the recall legs that found it. */
   legs: Record<string, Leg[]>;
+  /** Item id → its raw cosine with the query (an episode's is its best fact's; nested facts have their own). */
+  cosine: Record<string, number>;
   supplementary_queries: string[];
   radius: number | null;
   took_ms: number;
@@ -64,6 +66,11 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   const notices: Notice[] = [];
   const notice = (code: string, message: string) => notices.push({ code, message });
   const legs: Record<string, Leg[]> = {};
+  const cosine: Record<string, number> = {};
+  const noteCosine = (c: UnitCandidate) => {
+    cosine[c.record.id] = c.cos;
+    for (const child of c.children) cosine[child.record.id] = child.cos;
+  };
   const data: SearchData = { episodes: [], profiles: [], agent_cases: [], agent_skills: [], unprocessed_messages: [] };
   const everything = request.top_k === -1;
   const limit = everything ? ALL_EPISODES : request.top_k;
@@ -77,7 +84,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
 
   const partition = deps.partition;
   if (partition && partition.size > 0) {
-    const [queryVector] = await deps.embedder.embed([request.query], options);
+    const [queryVector] = await embedQueries(deps.embedder, [request.query], options);
     const recall = (query: string, vector: Float32Array, legsWanted: readonly Leg[]) =>
       recallUnits(partition, query, vector, { filters: request.filters, pool: limit * 2, radius, legs: legsWanted, keywordEvidence: request.min_score !== null });
 
@@ -90,6 +97,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
         .slice(0, limit);
       for (const c of hits) {
         legs[c.record.id] = c.legs;
+        noteCosine(c);
         data.episodes.push(episodeItem(c.record, c[raw], nestFacts(c, floor, raw)));
       }
     } else if (request.method === 'hybrid') {
@@ -99,6 +107,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
         const score = facts.length ? Math.max(...facts.map((f) => f.score)) : w.score;
         if (w.facts.length ? facts.length === 0 : w.score < floor) continue;
         legs[w.candidate.record.id] = w.candidate.legs;
+        noteCosine(w.candidate);
         data.episodes.push(episodeItem(w.candidate.record, score, facts));
       }
       data.episodes.sort((a, b) => b.score - a.score);
@@ -109,7 +118,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
         reranker: deps.reranker,
         notice,
         recall: async (query) => {
-          const vector = query === request.query ? queryVector! : (await deps.embedder.embed([query], options))[0]!;
+          const vector = query === request.query ? queryVector! : (await embedQueries(deps.embedder, [query], options))[0]!;
           return recall(query, vector, ['keyword', 'vector']).sort((a, b) => b.rrf - a.rrf);
         },
       });
@@ -117,6 +126,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
       supplementary = result.supplementaryQueries;
       for (const c of result.candidates.filter((c) => c.score >= floor).slice(0, limit)) {
         legs[c.record.id] = c.legs;
+        noteCosine(c);
         data.episodes.push(episodeItem(c.record, c.score, nestFacts(c, floor, 'score')));
       }
     }
@@ -135,6 +145,10 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
         reranker: deps.reranker,
         llmReranker: deps.llmReranker,
       }, request.enable_llm_rerank && request.method === 'hybrid');
+      for (const h of [...agent.cases, ...agent.skills]) {
+        legs[h.record.id] = h.legs;
+        cosine[h.record.id] = h.cos;
+      }
       data.agent_cases = agent.cases.map((h) => caseItem(h.record as AgentCaseRecord, h.score));
       data.agent_skills = agent.skills.map((h) => skillItem(h.record as AgentSkillRecord, h.score));
     }
@@ -144,6 +158,6 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   data.unprocessed_messages = deps.unprocessed.map(unprocessedItem);
   return {
     data,
-    trace: { method: request.method, rounds, notices, legs, supplementary_queries: supplementary, radius, took_ms: deps.now() - started },
+    trace: { method: request.method, rounds, notices, legs, cosine, supplementary_queries: supplementary, radius, took_ms: deps.now() - started },
   };
 }

@@ -1,0 +1,60 @@
+/**
+ * What the dialects share: turning an engine search response into flat hits (the other services
+ * return one list of memories, not episodes with nested facts), and small response helpers.
+ */
+import type { Memory, RecordView } from '../../engine.js';
+import type { Scope } from '../requests.js';
+import type { SearchData } from '../types.js';
+
+/** One memory a search found, as a flat list item. */
+export interface Hit {
+  /** A fact or foresight, an episode that won as a whole, a knowledge entry, a case or a skill. */
+  record: RecordView;
+  /** The episode a fact or foresight belongs to (its id carries the recall legs); null otherwise. */
+  parent: RecordView | null;
+  /** The engine's calibrated 0..1 relevance. */
+  score: number;
+}
+
+/**
+ * The hits of one owner's search, best first. An episode whose facts won the granularity
+ * competition stands as those facts; one that won as a whole stands as itself.
+ */
+export function hitsOf(memory: Memory, scope: Scope, data: SearchData): Hit[] {
+  const ids: string[] = [];
+  for (const e of data.episodes) ids.push(e.id, ...e.atomic_facts.map((f) => f.id));
+  ids.push(...data.agent_cases.map((c) => c.id), ...data.agent_skills.map((s) => s.id));
+  const views = new Map(memory.peek(scope, ids).map((r) => [r.id, r]));
+  const hits: Hit[] = [];
+  const push = (id: string, parent: RecordView | null, score: number) => {
+    const record = views.get(id);
+    // A record deleted between the search and this look-up is simply not reported.
+    if (record) hits.push({ record, parent, score });
+  };
+  for (const e of data.episodes) {
+    if (e.atomic_facts.length === 0) push(e.id, null, e.score);
+    else for (const f of e.atomic_facts) push(f.id, views.get(e.id) ?? null, f.score);
+  }
+  for (const c of data.agent_cases) push(c.id, null, c.score);
+  for (const s of data.agent_skills) push(s.id, null, s.score);
+  return hits.sort(byScore);
+}
+
+/** Best score first; ties in id order, so equal scores come out the same way every time. */
+export const byScore = (a: { score: number; record: { id: string } }, b: { score: number; record: { id: string } }): number =>
+  b.score - a.score || (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0);
+
+/** The EverOS owner fields of a partition scope. */
+export function ownerFields(scope: Scope): { user_id: string } | { agent_id: string } {
+  return scope.owner_type === 'user' ? { user_id: scope.owner_id } : { agent_id: scope.owner_id };
+}
+
+/** Clips text to `max` characters (code points), marking the cut. */
+export function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/** A JSON response. */
+export const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
