@@ -16,6 +16,8 @@ const HELP = `Usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--data .
   --port   TCP port (default 8787; 0 picks a free one)
   --host   interface to listen on (default 127.0.0.1: this machine only)
   --data   directory holding the memory (created if missing; default ./.engram)
+  --tablestore          also serve Tablestore's POST /SearchMemories (memoryStoreName = project_id)
+  --breeth-user ID      also serve Breeth's POST /v1/search over user ID's memory (group_id = project_id)
 
 Environment: ENGRAM_LLM_BASE_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_API_KEY for an OpenAI-compatible LLM.`;
 
@@ -25,6 +27,8 @@ async function main(): Promise<void> {
       port: { type: 'string', default: '8787' },
       host: { type: 'string', default: '127.0.0.1' },
       data: { type: 'string', default: './.engram' },
+      tablestore: { type: 'boolean', default: false },
+      'breeth-user': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -48,7 +52,13 @@ async function main(): Promise<void> {
   const server = await startNodeServer({
     port,
     host: values.host!,
-    handler: createFetchHandler(memory, { onError: (e) => console.error('[engram] unexpected error', e) }),
+    handler: createFetchHandler(memory, {
+      onError: (e) => console.error('[engram] unexpected error', e),
+      dialects: {
+        ...(values.tablestore ? { tablestore: {} } : {}),
+        ...(values['breeth-user'] ? { breeth: { owner: { user_id: values['breeth-user'] } } } : {}),
+      },
+    }),
   });
   const stats = memory.stats();
   console.log(`Engram listening on ${server.url}  (data: ${values.data}, ${stats.records} records, embedder ${stats.embedder.id}, llm ${stats.llm ?? 'none'})`);
