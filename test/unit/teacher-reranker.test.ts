@@ -1,0 +1,147 @@
+/**
+ * The teacher reranker with the real Universal Sentence Encoder lite (loaded once, a few seconds),
+ * plus its splitting, caching and failure paths with scripted encoders.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { isMemoryError } from '../../src/errors.js';
+import type { RerankCandidate } from '../../src/models/ports.js';
+import { createTeacherReranker, splitSegments, type SentenceEncoder, type TeacherReranker } from '../../src/models/teacher-reranker.js';
+
+const CANDIDATES: RerankCandidate[] = [
+  { id: 'pets', text: 'Alice adopted a beagle named Rufus in March.' },
+  { id: 'weather', text: 'The weather was rainy all week.' },
+  { id: 'trip', text: 'We are planning a trip to Italy this summer.' },
+  { id: 'work', text: 'Alice works as a nurse at the city hospital.' },
+];
+
+let teacher: TeacherReranker;
+
+beforeAll(async () => {
+  teacher = await createTeacherReranker();
+}, 60_000);
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+/** A scripted encoder: one-hot vectors by keyword, and a log of what it was asked to embed. */
+function keywordEncoder(keywords: string[]): SentenceEncoder & { calls: string[][] } {
+  const calls: string[][] = [];
+  return {
+    calls,
+    async embed(texts) {
+      calls.push([...texts]);
+      return texts.map((text) => [...keywords.map((k) => (text.toLowerCase().includes(k) ? 1 : 0)), 0.01]);
+    },
+  };
+}
+
+describe('createTeacherReranker with Universal Sentence Encoder lite', () => {
+  it('moves the candidate that answers the query to the top', async () => {
+    const ranked = await teacher.rerank('What does Alice do for a living?', CANDIDATES);
+
+    expect(ranked[0]!.id).toBe('work');
+    expect(ranked.map((r) => r.id).sort()).toEqual(['pets', 'trip', 'weather', 'work']);
+    for (const r of ranked) {
+      expect(r.score).toBeGreaterThanOrEqual(0);
+      expect(r.score).toBeLessThanOrEqual(1);
+    }
+    expect(ranked[0]!.score).toBeGreaterThan(ranked[3]!.score);
+    expect((await teacher.rerank('Which country will we visit on vacation?', CANDIDATES))[0]!.id).toBe('trip');
+  });
+
+  it('scores a long memory by its best sentence', async () => {
+    const session = [
+      'I went grocery shopping this morning and bought apples.',
+      'Then we watched a movie about space.',
+      'By the way, my sister just started a new job as a dentist in Boston.',
+      'The traffic on the way home was terrible.',
+    ].join(' ');
+    const ranked = await teacher.rerank("What is my sister's profession?", [
+      { id: 'groceries', text: 'I bought apples and pears at the market.' },
+      { id: 'session', text: session },
+      { id: 'movie', text: 'We watched a movie about space last night.' },
+    ]);
+    expect(ranked[0]!.id).toBe('session');
+  });
+
+  it('embeds each candidate text once and then serves it from the cache', async () => {
+    const fresh = await createTeacherReranker({ cacheSize: 8 });
+    await fresh.rerank('Does Alice have a dog?', CANDIDATES);
+    expect(fresh.cacheStats).toEqual({ hits: 0, misses: 4, size: 4 });
+    const again = await fresh.rerank('Where is Alice employed?', CANDIDATES);
+    expect(fresh.cacheStats).toEqual({ hits: 4, misses: 4, size: 4 });
+    expect(again[0]!.id).toBe('work');
+  });
+});
+
+describe('createTeacherReranker mechanics', () => {
+  it('splits texts into lines, then sentences, skipping empty and one-character pieces', () => {
+    const text = 'On 2023-05-20: user said: I love hiking. Do you? Yes!\n\nOk.\n"Great," she said. (Really.) Then home…  done';
+    expect(splitSegments(text)).toEqual(['On 2023-05-20: user said: I love hiking.', 'Do you?', 'Yes!', 'Ok.', '"Great," she said.', '(Really.)', 'Then home…', 'done']);
+    expect(splitSegments(text, 'line')).toEqual(['On 2023-05-20: user said: I love hiking. Do you? Yes!', 'Ok.', '"Great," she said. (Really.) Then home…  done']);
+    expect(splitSegments(text, 'sentence', 2)).toHaveLength(2);
+    expect(splitSegments('  \n . \n')).toEqual([]);
+  });
+
+  it('drops the least recently used texts past cacheSize and embeds shared sentences once', async () => {
+    const encoder = keywordEncoder(['dog', 'cat', 'fish']);
+    const reranker = await createTeacherReranker({ cacheSize: 2, loadEncoder: async () => encoder });
+    await reranker.rerank('dog', [
+      { id: 'a', text: 'A dog. A cat.' },
+      { id: 'b', text: 'A cat. A fish.' },
+      { id: 'c', text: 'A fish.' },
+    ]);
+    // The query, then the four distinct sentences in one batch.
+    expect(encoder.calls).toEqual([['dog'], ['A dog.', 'A cat.', 'A fish.']]);
+    expect(reranker.cacheStats.size).toBe(2);
+    await reranker.rerank('cat', [{ id: 'c', text: 'A fish.' }]);
+    expect(reranker.cacheStats.hits).toBe(1);
+    await reranker.rerank('cat', [{ id: 'a', text: 'A dog. A cat.' }]);
+    expect(reranker.cacheStats.misses).toBe(4);
+  });
+
+  it('ranks by the best segment, clamps scores to 0..1 and gives text-less candidates 0', async () => {
+    const reranker = await createTeacherReranker({ loadEncoder: async () => keywordEncoder(['dog', 'cat']) });
+    const ranked = await reranker.rerank('cat', [
+      { id: 'none', text: '' },
+      { id: 'dog', text: 'A dog.' },
+      { id: 'mixed', text: 'A dog. A cat.' },
+    ]);
+    expect(ranked[0]!.id).toBe('mixed');
+    expect(ranked[0]!.score).toBeCloseTo(1, 3);
+    expect(ranked.find((r) => r.id === 'none')!.score).toBe(0);
+    expect(await reranker.rerank('cat', [])).toEqual([]);
+  });
+
+  it('primes the cache ahead of the query', async () => {
+    const encoder = keywordEncoder(['dog']);
+    const reranker = await createTeacherReranker({ loadEncoder: async () => encoder });
+    await reranker.prime(['A dog.', 'No pets.']);
+    encoder.calls.length = 0;
+    await reranker.rerank('dog', [{ id: 'x', text: 'A dog.' }, { id: 'y', text: 'No pets.' }]);
+    expect(encoder.calls).toEqual([['dog']]);
+  });
+
+  it('maps failures to MODEL_UNAVAILABLE, MODEL_FAILED and ABORTED', async () => {
+    const unavailable = await failure(createTeacherReranker({ loadEncoder: () => Promise.reject(new Error('no weights')) }));
+    expect(isMemoryError(unavailable) && unavailable.code).toBe('MODEL_UNAVAILABLE');
+
+    const broken = await createTeacherReranker({ loadEncoder: async () => ({ embed: () => Promise.reject(new Error('tensor shape')) }) });
+    const failed = await failure(broken.rerank('q', CANDIDATES));
+    expect(isMemoryError(failed) && failed.code).toBe('MODEL_FAILED');
+
+    const aborted = await failure(teacher.rerank('q', CANDIDATES, { signal: AbortSignal.abort() }));
+    expect(isMemoryError(aborted) && aborted.code).toBe('ABORTED');
+    const slow = await createTeacherReranker({ batchSize: 1, loadEncoder: async () => keywordEncoder(['dog']) });
+    const controller = new AbortController();
+    const pending = slow.rerank('dog', CANDIDATES, { signal: controller.signal });
+    controller.abort();
+    const during = await failure(pending);
+    expect(isMemoryError(during) && during.code).toBe('ABORTED');
+  });
+});
