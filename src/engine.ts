@@ -17,7 +17,7 @@ import { listMemories } from './list.js';
 import { MemoryState, profileId } from './memory-state.js';
 import type { Embedder, Llm, Reranker } from './models/ports.js';
 import { createLlmReranker } from './models/llm-reranker.js';
-import { partitionKey, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
+import { partitionKey, searchText, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
 import { runSearch, type Notice, type SearchTrace } from './search/search.js';
 import type { StorageAdapter, StoreBatch } from './store/port.js';
 import { createMemoryStore } from './store/memory-store.js';
@@ -160,6 +160,17 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       throw isMemoryError(error) ? error : wrapError(error, 'STORAGE_FAILED', 'the store rejected the write; nothing was written');
     }
     state.apply(batch);
+    primeReranker(batch.put);
+  }
+
+  /** Lets a reranker prepare for the new records off the write path; a failure only costs speed later. */
+  function primeReranker(items: readonly StoredItem[]): void {
+    if (!reranker?.prime) return;
+    const texts = items.filter((i): i is MemoryRecord => i.kind !== 'message' && i.kind !== 'profile').map(searchText);
+    if (texts.length === 0) return;
+    reranker.prime(texts).catch((error: unknown) => {
+      notify({ code: 'reranker.prime_failed', message: `The reranker could not prepare new records (${isMemoryError(error) ? error.code : 'error'}); they are prepared at query time instead.` });
+    });
   }
 
   async function extract(segment: Segment, signal?: AbortSignal): Promise<Extraction> {

@@ -32,3 +32,5 @@ export { loadStaticModelFromUrl, createDefaultEmbedder } from './models/load-sta
 export { createOpenAiCompatibleLlm } from './models/openai-compatible-llm.js';
 export { createWebLlm } from './models/webllm-llm.js';
 export { createLlmReranker } from './models/llm-reranker.js';
+export { createOnnxSentenceEmbedder } from './models/onnx-sentence-embedder.js';
+export { createCrossEncoderReranker } from './models/cross-encoder-reranker.js';

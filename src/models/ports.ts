@@ -35,6 +35,12 @@ export interface RerankCandidate {
 /** Rescores candidates against a query; higher is better, scores in 0..1. */
 export interface Reranker {
   readonly id: string;
+  /**
+   * Optional: prepares for texts that will be reranked later (e.g. embeds and caches them). The
+   * engine calls it in the background for every record it writes, so a slow model pays its cost
+   * at ingestion instead of at query time.
+   */
+  prime?(texts: readonly string[], options?: ModelCallOptions): Promise<void>;
   rerank(
     query: string,
     candidates: readonly RerankCandidate[],

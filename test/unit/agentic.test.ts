@@ -116,3 +116,22 @@ describe('acceptQueries', () => {
     expect(acceptQueries('q', [1, null, { q: 'x' }])).toEqual([]);
   });
 });
+
+describe('reranker priming', () => {
+  it('hands every new record to the reranker off the write path', async () => {
+    const primed: string[] = [];
+    const reranker: Reranker = {
+      id: 'priming-double',
+      async rerank(_q, candidates) {
+        return candidates.map((c) => ({ id: c.id, score: 0.5 }));
+      },
+      async prime(texts) {
+        primed.push(...texts);
+      },
+    };
+    const memory = await createMemory({ embedder, reranker });
+    await memory.upsertKnowledge({ user_id: 'u1', title: 'Locker', content: 'Code 4417' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(primed).toEqual(['Locker\nCode 4417']);
+  });
+});
