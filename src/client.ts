@@ -13,10 +13,12 @@ import { proxy, releaseProxy, transfer, wrap, type Remote } from 'comlink';
 import type {
   AddResponse, DeleteResponse, FlushResponse, GetResponse, SearchResponse, UpsertResponse,
 } from './contract/types.js';
-import type { MemoryStats, Progress } from './engine.js';
+import type { ImportOptions, MemoryStats, Progress } from './engine.js';
+import type { ExportBundle } from './export/bundle.js';
+import type { MarkdownFile } from './export/markdown.js';
 import { createError } from './errors.js';
 import { registerErrorTransfer } from './rpc/error-transfer.js';
-import type { MemoryChange, MethodName, PeerEvent } from './rpc/peer.js';
+import type { ImportCall, MemoryChange, MethodName, PeerEvent } from './rpc/peer.js';
 import type { Notice, SearchTrace } from './search/search.js';
 import type { MemoryWorkerApi, WorkerStatus } from '../worker/memory.worker.js';
 
@@ -73,6 +75,12 @@ export interface MemoryClient {
   upsertKnowledge(request: unknown, options?: ClientCallOptions): Promise<UpsertResponse>;
   upsertProfile(request: unknown): Promise<UpsertResponse>;
   stats(): Promise<MemoryStats>;
+  /** Everything the memory holds, as a versioned JSON bundle (vectors included). */
+  export(): Promise<ExportBundle>;
+  /** The memory as Markdown files, one per owner and kind, for a person to read. */
+  exportMarkdown(): Promise<MarkdownFile[]>;
+  /** Loads a bundle in one atomic write: `merge` (default) upserts by id, `replace` empties the memory first. */
+  import(bundle: unknown, options?: ImportOptions): Promise<{ imported: number; reembedded: number; removed: number }>;
   /** Calls `listener` for every committed write from any tab; returns the unsubscribe function. */
   onChange(listener: (change: MemoryChange) => void): () => void;
   /** Whether this tab's worker hosts the engine, and its start-up timings. */
@@ -149,6 +157,12 @@ export async function createMemoryClient(options: MemoryClientOptions): Promise<
     upsertKnowledge: (request, o) => call('upsertKnowledge', request, o),
     upsertProfile: (request) => call('upsertProfile', request),
     stats: () => call('stats', undefined),
+    export: () => call('export', undefined),
+    exportMarkdown: () => call('exportMarkdown', undefined),
+    import: (bundle, o = {}) => {
+      const request: ImportCall = { bundle, ...(o.mode === undefined ? {} : { mode: o.mode }) };
+      return call('import', request, o.signal ? { signal: o.signal } : {});
+    },
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -6,15 +6,11 @@
  * this worker over comlink; errors keep their code, status and details on the way back.
  */
 import { expose, type Remote } from 'comlink';
-import { createMemory, type Memory, type Progress } from '../src/engine.js';
-import { createError, isAbortError, isMemoryError } from '../src/errors.js';
-import { cachedModelFetch, evictCachedModel } from '../src/models/model-cache.js';
-import { loadStaticModelFromUrl } from '../src/models/load-static-model.js';
-import { createStaticEmbedder } from '../src/models/static-embedder.js';
+import type { Memory } from '../src/engine.js';
+import { createError, isAbortError } from '../src/errors.js';
 import { registerErrorTransfer } from '../src/rpc/error-transfer.js';
 import { createPeer, GOODBYE_LINGER_MS, METHODS, type MethodName, type Peer, type PeerEvent } from '../src/rpc/peer.js';
-import { createIndexedDbStore } from '../src/store/indexeddb-store.js';
-import type { StorageAdapter } from '../src/store/port.js';
+import { openEngine } from './open-engine.js';
 
 registerErrorTransfer();
 
@@ -60,52 +56,6 @@ let releaseLock: (() => void) | null = null;
 let lockHeld: Promise<unknown> = Promise.resolve();
 const lockQueue = new AbortController();
 
-async function openEngine(options: WorkerInitOptions, onProgress: (p: Progress) => void, onEvent: (e: PeerEvent) => void): Promise<Memory> {
-  // The store starts reading every item as soon as it is open, while the model downloads and parses.
-  const storeOpening = createIndexedDbStore(options.name, options.durability ? { durability: options.durability } : {});
-  let store: StorageAdapter | undefined;
-  try {
-    onProgress({ phase: 'embedder', loaded: 0, total: 1, text: options.modelUrl });
-    const cacheName = options.modelCache;
-    const load = () => loadStaticModelFromUrl(options.modelUrl, cacheName ? { fetch: cachedModelFetch(cacheName) } : {});
-    const embedding = load()
-      .catch(async (error: unknown) => {
-        // A damaged cached copy (the parser names a reason) would fail every later visit too: drop
-        // it and download once more. A network failure is not retried.
-        const reason = isMemoryError(error) ? (error.details as { reason?: unknown } | undefined)?.reason : undefined;
-        if (!cacheName || reason === undefined) throw error;
-        await evictCachedModel(cacheName, options.modelUrl);
-        return load();
-      })
-      .then((model) => {
-        mark('modelParsed');
-        const embedder = createStaticEmbedder(model);
-        mark('embedderReady');
-        return embedder;
-      });
-    embedding.catch(() => undefined); // awaited below; a failure while the store opens is not "unhandled"
-    store = await storeOpening;
-    mark('storeOpen');
-    const embedder = await embedding;
-    onProgress({ phase: 'embedder', loaded: 1, total: 1, text: embedder.id });
-    const memory = await createMemory({
-      store,
-      embedder,
-      ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
-      onProgress: (progress) => {
-        if (progress.phase === 'open') mark('loaded');
-        onProgress(progress);
-      },
-      onNotice: (notice) => onEvent({ type: 'notice', notice }),
-    });
-    mark('engineOpen');
-    return memory;
-  } catch (error) {
-    await (store ?? (await storeOpening.catch(() => undefined)))?.close().catch(() => undefined);
-    throw error;
-  }
-}
-
 function status(): WorkerStatus {
   if (!peer) throw createError('CLOSED', { message: 'The memory worker was not started.' });
   return { role: peer.hosting ? 'host' : 'follower', peerId: peer.id, marks: { ...marks }, timeOrigin: performance.timeOrigin };
@@ -137,7 +87,7 @@ const api: MemoryWorkerApi = {
         mark('lock');
         let memory: Memory;
         try {
-          memory = await openEngine(options, (progress) => me.broadcast({ type: 'progress', progress }), (event) => me.broadcast(event));
+          memory = await openEngine(options, { onProgress: (progress) => me.broadcast({ type: 'progress', progress }), onEvent: (event) => me.broadcast(event), mark });
         } catch (error) {
           failure = error;
           me.fail(error);

@@ -20,11 +20,19 @@ import { deserializeError, serializeError, type SerializedError } from './error-
 /** The verbs a client can call. */
 export type MethodName =
   | 'add' | 'flush' | 'search' | 'searchWithTrace' | 'get' | 'delete'
-  | 'upsertCase' | 'upsertSkill' | 'upsertKnowledge' | 'upsertProfile' | 'stats';
+  | 'upsertCase' | 'upsertSkill' | 'upsertKnowledge' | 'upsertProfile' | 'stats'
+  | 'export' | 'exportMarkdown' | 'import';
 
 export const METHODS: readonly MethodName[] = [
   'add', 'flush', 'search', 'searchWithTrace', 'get', 'delete', 'upsertCase', 'upsertSkill', 'upsertKnowledge', 'upsertProfile', 'stats',
+  'export', 'exportMarkdown', 'import',
 ];
+
+/** The request of `import` on the wire: the engine's two arguments as one clonable object. */
+export interface ImportCall {
+  bundle: unknown;
+  mode?: 'merge' | 'replace';
+}
 
 /** How long a call sent to a host that said goodbye waits for its answer once a new host is known. */
 export const GOODBYE_GRACE_MS = 2_000;
@@ -33,7 +41,7 @@ export const GOODBYE_GRACE_MS = 2_000;
 export const GOODBYE_LINGER_MS = 250;
 
 /** Calls that change nothing, so they can be sent again to a new host. */
-const READS: ReadonlySet<MethodName> = new Set(['search', 'searchWithTrace', 'get', 'stats']);
+const READS: ReadonlySet<MethodName> = new Set(['search', 'searchWithTrace', 'get', 'stats', 'export', 'exportMarkdown']);
 
 /** A committed write, as every tab hears of it. */
 export interface MemoryChange {
@@ -91,6 +99,8 @@ export interface Peer {
   readonly hosting: boolean;
   /** Resolves once some peer (maybe this one) hosts the engine. */
   readonly ready: Promise<void>;
+  /** Id of the peer known to host right now (maybe this one), or null between hosts. */
+  readonly currentHost: string | null;
   /** Runs a verb on the host, wherever it is. */
   call(method: MethodName, request: unknown, signal?: AbortSignal): Promise<unknown>;
   /** This peer now hosts `memory` (it holds the lock and opened the engine). */
@@ -121,6 +131,17 @@ export function invoke(memory: Memory, method: MethodName, request: unknown, sig
       return memory.delete(request);
     case 'upsertProfile':
       return memory.upsertProfile(request);
+    case 'export':
+      return memory.export();
+    case 'exportMarkdown':
+      return memory.exportMarkdown();
+    case 'import': {
+      const { bundle, mode } = (request ?? {}) as Partial<ImportCall>;
+      if (mode !== undefined && mode !== 'merge' && mode !== 'replace') {
+        return Promise.reject(createError('VALIDATION_FAILED', { message: 'Invalid request (mode: merge or replace)', details: [{ loc: ['mode'], msg: "Input should be 'merge' or 'replace'", type: 'enum', input: mode }] }));
+      }
+      return memory.import(bundle, { ...(mode === undefined ? {} : { mode }), ...options });
+    }
     case 'add':
     case 'flush':
     case 'search':
@@ -302,6 +323,9 @@ export function createPeer(options: PeerOptions): Peer {
       return memory !== null && !stopping;
     },
     ready,
+    get currentHost() {
+      return hostId;
+    },
 
     call(method, request, signal) {
       if (closed) return Promise.reject(createError('CLOSED'));

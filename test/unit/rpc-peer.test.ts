@@ -151,6 +151,38 @@ describe('peers over a broadcast channel', () => {
     expect(seen?.aborted).toBe(true);
   });
 
+  it('forwards export, exportMarkdown and import; an import is a write every peer hears of', async () => {
+    const join = network();
+    const sourceHost = join('source-host');
+    const source = join('source');
+    sourceHost.host(await engine());
+    await source.ready;
+    expect(source.currentHost).toBe('source-host');
+    expect(sourceHost.currentHost).toBe('source-host');
+    await source.call('upsertKnowledge', knowledge('Wifi password', 'kn_wifi'));
+    await source.call('upsertKnowledge', knowledge('Bike lock', 'kn_bike'));
+    const bundle = (await source.call('export', undefined)) as { format: string; items: string[] };
+    expect(bundle).toMatchObject({ format: 'engram-export', items: expect.any(Array) });
+    const files = (await source.call('exportMarkdown', undefined)) as { path: string; content: string }[];
+    expect(files.map((f) => f.path)).toEqual(['default/default/users/u1/knowledge.md']);
+    expect(files[0]!.content).toContain('Wifi password');
+
+    const join2 = network();
+    const targetEvents: PeerEvent[] = [];
+    const targetHost = join2('target-host');
+    const target = join2('target', (e) => targetEvents.push(e));
+    targetHost.host(await engine());
+    await target.ready;
+    await target.call('upsertKnowledge', knowledge('Stale', 'kn_stale'));
+    await expect(target.call('import', { bundle, mode: 'sideways' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(target.call('import', { bundle: { format: 'nope' } })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', status: 422 });
+    expect(await target.call('import', { bundle, mode: 'replace' })).toEqual({ imported: 2, reembedded: 0, removed: 1 });
+    expect(targetEvents.some((e) => e.type === 'change' && e.change.method === 'import')).toBe(true);
+    const query = { user_id: 'u1', query: 'wifi password', method: 'hybrid' };
+    const strip = (r: unknown) => (r as { data: unknown }).data;
+    expect(strip(await target.call('search', query))).toEqual(strip(await source.call('search', query)));
+  });
+
   it('rejects waiting calls with CLOSED when the peer closes', async () => {
     const join = network();
     const lonely = join('lonely');

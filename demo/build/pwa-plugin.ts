@@ -1,0 +1,132 @@
+/**
+ * The Vite plugin that makes the built demo an installable, offline PWA:
+ * - emits the icons (SVG and PNG, drawn in ./icons.ts);
+ * - copies the bundled embedding model into `models/static-en/`, so the app fetches it from its
+ *   own origin;
+ * - after the app is written, builds `sw.ts` as one classic script (`sw.js`) that knows the exact
+ *   list of files to precache and a cache version derived from their contents.
+ * In `vite dev` it serves the model and icons from memory instead (no service worker there).
+ */
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { build, type Plugin, type ResolvedConfig } from 'vite';
+import { MODEL_PATH } from '../config.js';
+import { iconPng, iconSvg } from './icons.js';
+
+/** Where the model lives in the repository (it keeps the same path in the built app). */
+const MODEL_SOURCE = 'models/static-en/model.bin';
+
+/** Files generated for the icons, by path in the built app. */
+function iconFiles(): Record<string, Uint8Array | string> {
+  return {
+    'icons/icon.svg': iconSvg(),
+    'icons/icon-192.png': iconPng(192),
+    'icons/icon-512.png': iconPng(512),
+    'icons/icon-maskable-512.png': iconPng(512, true),
+  };
+}
+
+/** Options of `demoPwa`. */
+export interface DemoPwaOptions {
+  /** Repository root (where `models/` is). */
+  repoRoot: string;
+  /** The service worker's source. */
+  serviceWorker: string;
+}
+
+/** The demo's PWA build step (see the file comment). */
+export function demoPwa(options: DemoPwaOptions): Plugin {
+  let config: ResolvedConfig;
+  /** Chunks only loaded on demand (WebLLM, several MB): cached on first use, not precached. */
+  const lazyChunks = new Set<string>();
+
+  return {
+    name: 'engram-demo-pwa',
+
+    configResolved(resolved) {
+      config = resolved;
+    },
+
+    configureServer(server) {
+      const icons = iconFiles();
+      server.middlewares.use((request, response, next) => {
+        const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/^\//, '');
+        if (path === MODEL_PATH) {
+          void readFile(resolve(options.repoRoot, MODEL_SOURCE)).then((body) => {
+            response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(body);
+          }, next);
+          return;
+        }
+        const icon = icons[path];
+        if (icon === undefined) return next();
+        response.writeHead(200, { 'content-type': path.endsWith('.svg') ? 'image/svg+xml' : 'image/png' }).end(icon);
+      });
+    },
+
+    generateBundle(_options, bundle) {
+      for (const [fileName, source] of Object.entries(iconFiles())) this.emitFile({ type: 'asset', fileName, source });
+      for (const output of Object.values(bundle)) {
+        if (output.type === 'chunk' && output.moduleIds.some((id) => id.includes('/@mlc-ai/web-llm/'))) {
+          lazyChunks.add(output.fileName);
+        }
+      }
+    },
+
+    async closeBundle() {
+      if (config.command !== 'build') return;
+      const outDir = resolve(config.root, config.build.outDir);
+      await mkdir(join(outDir, 'models', 'static-en'), { recursive: true });
+      await copyFile(resolve(options.repoRoot, MODEL_SOURCE), join(outDir, MODEL_PATH));
+
+      await removeOrphans(outDir, config);
+      const files = (await listFiles(outDir)).filter((file) => file !== 'sw.js' && !file.endsWith('.map') && !lazyChunks.has(file)).sort();
+      const hash = createHash('sha256');
+      for (const file of files) hash.update(file).update('\0').update(await readFile(join(outDir, file)));
+      const version = hash.digest('hex').slice(0, 12);
+
+      await build({
+        configFile: false,
+        root: config.root,
+        logLevel: 'warn',
+        publicDir: false,
+        define: {
+          __PRECACHE_FILES__: JSON.stringify(files),
+          __CACHE_VERSION__: JSON.stringify(version),
+        },
+        build: {
+          outDir,
+          emptyOutDir: false,
+          copyPublicDir: false,
+          target: 'es2022',
+          minify: config.build.minify !== false,
+          reportCompressedSize: false,
+          lib: { entry: options.serviceWorker, formats: ['iife'], name: 'engramServiceWorker', fileName: () => 'sw.js' },
+        },
+      });
+      config.logger.info(`service worker: sw.js precaches ${files.length} files (cache version ${version})`);
+    },
+  };
+}
+
+/**
+ * Deletes emitted assets that no built file names. The memory worker imports the model loader,
+ * whose unused ONNX path makes the bundler emit onnxruntime's 28 MB wasm even though the code
+ * that would load it was tree-shaken away; precaching it would cost every visitor 28 MB for nothing.
+ */
+async function removeOrphans(outDir: string, config: ResolvedConfig): Promise<void> {
+  const files = await listFiles(outDir);
+  const texts = await Promise.all(files.filter((f) => /\.(html|js|css|webmanifest)$/.test(f)).map((f) => readFile(join(outDir, f), 'utf8')));
+  for (const file of files) {
+    if (!file.startsWith('assets/')) continue;
+    const name = file.slice('assets/'.length);
+    if (texts.some((text) => text.includes(name))) continue;
+    await rm(join(outDir, file));
+    config.logger.info(`removed ${file}: no built file refers to it`);
+  }
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join('/'));
+}

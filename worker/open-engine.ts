@@ -1,0 +1,86 @@
+/**
+ * Opens the browser engine of one named memory: the IndexedDB store and the static embedding
+ * model (fetched, cached, parsed) side by side, then the engine over them. The memory worker calls
+ * this once it holds the memory's Web Lock; a service worker that hosts while no tab is open calls
+ * the same function, so both hosts open the memory in exactly the same way.
+ */
+import { createMemory, type Memory, type Progress } from '../src/engine.js';
+import { isMemoryError } from '../src/errors.js';
+import { cachedModelFetch, evictCachedModel } from '../src/models/model-cache.js';
+import { loadStaticModelFromUrl } from '../src/models/load-static-model.js';
+import { createStaticEmbedder } from '../src/models/static-embedder.js';
+import type { PeerEvent } from '../src/rpc/peer.js';
+import { createIndexedDbStore } from '../src/store/indexeddb-store.js';
+import type { StorageAdapter } from '../src/store/port.js';
+
+/** What opening a memory needs (structured-clone-safe, apart from `fetch`). */
+export interface OpenEngineOptions {
+  name: string;
+  /** Absolute URL of the static embedding model (models/static-en/model.bin served from your origin). */
+  modelUrl: string;
+  /** Cache API cache for the model file, or null to fetch it every time. */
+  modelCache: string | null;
+  durability?: IDBTransactionDurability;
+  autoRadius?: number;
+  /** The fetch that downloads the model (default globalThis.fetch), e.g. one that reads a service worker's precache. */
+  fetch?: typeof fetch;
+}
+
+/** Hooks of `openEngine`. */
+export interface OpenEngineHooks {
+  onProgress: (progress: Progress) => void;
+  onEvent: (event: PeerEvent) => void;
+  /** Called as each start-up step ends (`storeOpen`, `modelParsed`, `embedderReady`, `loaded`, `engineOpen`). */
+  mark?: (step: string) => void;
+}
+
+/** Opens the memory named `options.name`; the caller must hold its Web Lock. */
+export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHooks): Promise<Memory> {
+  const { onProgress, onEvent } = hooks;
+  const mark = hooks.mark ?? (() => undefined);
+  // The store starts reading every item as soon as it is open, while the model downloads and parses.
+  const storeOpening = createIndexedDbStore(options.name, options.durability ? { durability: options.durability } : {});
+  let store: StorageAdapter | undefined;
+  try {
+    onProgress({ phase: 'embedder', loaded: 0, total: 1, text: options.modelUrl });
+    const cacheName = options.modelCache;
+    const baseFetch = options.fetch;
+    const modelFetch = cacheName ? cachedModelFetch(cacheName, baseFetch) : baseFetch;
+    const load = () => loadStaticModelFromUrl(options.modelUrl, modelFetch ? { fetch: modelFetch } : {});
+    const embedding = load()
+      .catch(async (error: unknown) => {
+        // A damaged cached copy (the parser names a reason) would fail every later visit too: drop
+        // it and download once more. A network failure is not retried.
+        const reason = isMemoryError(error) ? (error.details as { reason?: unknown } | undefined)?.reason : undefined;
+        if (!cacheName || reason === undefined) throw error;
+        await evictCachedModel(cacheName, options.modelUrl);
+        return load();
+      })
+      .then((model) => {
+        mark('modelParsed');
+        const embedder = createStaticEmbedder(model);
+        mark('embedderReady');
+        return embedder;
+      });
+    embedding.catch(() => undefined); // awaited below; a failure while the store opens is not "unhandled"
+    store = await storeOpening;
+    mark('storeOpen');
+    const embedder = await embedding;
+    onProgress({ phase: 'embedder', loaded: 1, total: 1, text: embedder.id });
+    const memory = await createMemory({
+      store,
+      embedder,
+      ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
+      onProgress: (progress) => {
+        if (progress.phase === 'open') mark('loaded');
+        onProgress(progress);
+      },
+      onNotice: (notice) => onEvent({ type: 'notice', notice }),
+    });
+    mark('engineOpen');
+    return memory;
+  } catch (error) {
+    await (store ?? (await storeOpening.catch(() => undefined)))?.close().catch(() => undefined);
+    throw error;
+  }
+}
