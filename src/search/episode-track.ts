@@ -119,7 +119,14 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
         const cbm25 = childBm25.get(c.id) ?? 0;
         return { record: c, cos: ccos, bm25: cbm25, score: calibrated(ccos, cbm25) };
       })
-      .sort((a, b) => b.score - a.score);
+      .sort((a, b) => b.score - a.score)
+      // A plan is often also a fact in the same words: show the statement once, as the plan.
+      .filter((c, i, all) => {
+        const twin = all.findIndex((o) => o.record.content === c.record.content && o !== c);
+        if (twin < 0) return true;
+        if (c.record.kind !== all[twin]!.record.kind) return c.record.kind === 'foresight';
+        return i < twin;
+      });
     out.push({ record, cos, bm25, score: calibrated(cos, bm25), rrf: fused, legs: legOf.get(id) ?? [], children });
   }
   return out;

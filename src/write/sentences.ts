@@ -36,6 +36,8 @@ export function toThirdPerson(sentence: string, name: string): string {
     .replace(/\bI['’]d\b/g, `${name} would`)
     .replace(/\bI['’]ll\b/g, `${name} will`)
     .replace(/\bI was\b/g, `${name} was`)
+    .replace(/\bI don['’]t\b/g, `${name} doesn't`)
+    .replace(/\bI do not\b/g, `${name} does not`)
     .replace(/\b[Mm]yself\b/g, name)
     .replace(/\b[Mm]ine\b/g, `${name}'s`)
     .replace(/\b[Mm]y\b/g, `${name}'s`)
