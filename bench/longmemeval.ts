@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
+import { createMemory, type Embedder, type Memory, type SearchEpisodeItem } from '../src/index.js';
 
 export interface Turn {
   role: 'user' | 'assistant';
@@ -86,3 +87,33 @@ export const BM25_REPLICATION: Omit<Metrics, 'questions'> = {
   ndcg_any_at_5: 0.684,
   ndcg_any_at_10: 0.706,
 };
+
+/**
+ * A question's own memory, built through the public API as the protocol says: each haystack
+ * session's user turns, dated, added and flushed. Session ids in the data carry characters
+ * outside the scope alphabet, so session i is stored as `s<i>`.
+ */
+export async function haystackMemory(dataset: Dataset, q: Question, embedder: Embedder): Promise<Memory> {
+  const memory = await createMemory({ embedder });
+  for (const [i, sessionId] of q.haystack_session_ids.entries()) {
+    const at = parseHaystackDate(q.haystack_dates[i]!);
+    const turns = (dataset.sessions[sessionId] ?? []).filter((t) => t.role === 'user' && t.content.trim());
+    if (turns.length === 0) continue;
+    await memory.add({
+      session_id: `s${i}`,
+      messages: turns.map((t, j) => ({ sender_id: 'user', role: 'user' as const, timestamp: at + j * 1000, content: t.content })),
+    });
+    await memory.flush({ session_id: `s${i}` });
+  }
+  return memory;
+}
+
+/** The haystack session ids of retrieved episodes, first occurrence first. */
+export function rankedSessions(q: Question, episodes: readonly SearchEpisodeItem[]): string[] {
+  const ranked: string[] = [];
+  for (const e of episodes) {
+    const id = q.haystack_session_ids[Number(e.session_id!.slice(1))]!;
+    if (!ranked.includes(id)) ranked.push(id);
+  }
+  return ranked;
+}

@@ -10,9 +10,9 @@
  * `--contract-defaults` sends only the query, so top_k -1 and the automatic radius apply.
  */
 import { parseArgs } from 'node:util';
-import { createMemory, type SearchMethod } from '../src/index.js';
+import type { SearchMethod } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
-import { BM25_REPLICATION, isAbstention, loadDataset, parseHaystackDate, score, type Metrics } from './longmemeval.js';
+import { BM25_REPLICATION, haystackMemory, isAbstention, loadDataset, rankedSessions, score, type Metrics } from './longmemeval.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,29 +34,13 @@ const started = performance.now();
 let searchMs = 0;
 
 for (const [qi, q] of questions.entries()) {
-  const memory = await createMemory({ embedder });
-  for (const [i, sessionId] of q.haystack_session_ids.entries()) {
-    const at = parseHaystackDate(q.haystack_dates[i]!);
-    const turns = (dataset.sessions[sessionId] ?? []).filter((t) => t.role === 'user' && t.content.trim());
-    if (turns.length === 0) continue;
-    // Session ids carry characters outside the scope alphabet; map them to safe ids.
-    await memory.add({
-      session_id: `s${i}`,
-      messages: turns.map((t, j) => ({ sender_id: 'user', role: 'user' as const, timestamp: at + j * 1000, content: t.content })),
-    });
-    await memory.flush({ session_id: `s${i}` });
-  }
+  const memory = await haystackMemory(dataset, q, embedder);
   for (const method of methods) {
     const t0 = performance.now();
     const params = values['contract-defaults'] ? {} : { top_k: 10, radius: 0 };
     const { data } = await memory.search({ user_id: 'user', query: q.question, method, ...params });
     searchMs += performance.now() - t0;
-    const ranked: string[] = [];
-    for (const e of data.episodes) {
-      const id = q.haystack_session_ids[Number(e.session_id!.slice(1))]!;
-      if (!ranked.includes(id)) ranked.push(id);
-    }
-    results.get(method)!.push({ ranked, relevant: q.answer_session_ids, type: q.question_type });
+    results.get(method)!.push({ ranked: rankedSessions(q, data.episodes), relevant: q.answer_session_ids, type: q.question_type });
   }
   await memory.close();
   if (!values.json && (qi + 1) % 50 === 0) process.stderr.write(`  ${qi + 1}/${questions.length} questions\n`);

@@ -9,10 +9,10 @@
  *   npx tsx bench/rerank.ts [--limit 100] [--pool 50] [--split sentence|line] [--json] [--data path]
  */
 import { parseArgs } from 'node:util';
-import { createMemory, type SearchEpisodeItem } from '../src/index.js';
+import type { SearchEpisodeItem } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import { createTeacherReranker, type SegmentSplit } from '../src/models/teacher-reranker.js';
-import { isAbstention, loadDataset, parseHaystackDate, recallAll, score, type Metrics } from './longmemeval.js';
+import { haystackMemory, isAbstention, loadDataset, rankedSessions, recallAll, score, type Metrics } from './longmemeval.js';
 
 const { values } = parseArgs({
   options: {
@@ -42,22 +42,11 @@ const started = performance.now();
 const candidateText = (e: SearchEpisodeItem) => `${e.subject}\n${e.summary}\n${e.episode}`;
 
 for (const [qi, q] of questions.entries()) {
-  const memory = await createMemory({ embedder });
-  for (const [i, sessionId] of q.haystack_session_ids.entries()) {
-    const at = parseHaystackDate(q.haystack_dates[i]!);
-    const turns = (dataset.sessions[sessionId] ?? []).filter((t) => t.role === 'user' && t.content.trim());
-    if (turns.length === 0) continue;
-    await memory.add({
-      session_id: `s${i}`,
-      messages: turns.map((t, j) => ({ sender_id: 'user', role: 'user' as const, timestamp: at + j * 1000, content: t.content })),
-    });
-    await memory.flush({ session_id: `s${i}` });
-  }
+  const memory = await haystackMemory(dataset, q, embedder);
   const { data } = await memory.search({ user_id: 'user', query: q.question, method: 'hybrid', top_k: pool, radius: 0 });
   await memory.close();
 
-  const sessionOf = (e: SearchEpisodeItem) => q.haystack_session_ids[Number(e.session_id!.slice(1))]!;
-  const sessions = (episodes: readonly SearchEpisodeItem[]) => [...new Set(episodes.map(sessionOf))];
+  const sessions = (episodes: readonly SearchEpisodeItem[]) => rankedSessions(q, episodes);
   const candidates = data.episodes.map((e) => ({ id: e.id, text: candidateText(e) }));
 
   let t0 = performance.now();

@@ -6,9 +6,9 @@
  */
 
 import { MemoryError, throwIfAborted } from '../errors.js';
-import { loadHfTokenizer, type EncodedInput } from './hf-tokenizer.js';
-import { fingerprint, loadModelFile, type ModelFileSource } from './model-source.js';
-import { createEncoderSession, runPlanned, startFailure, type EncoderOutput, type EncoderSession, type OnnxRuntimeOptions } from './onnx-encoder-session.js';
+import type { EncodedInput } from './hf-tokenizer.js';
+import { fingerprint, type ModelFileSource } from './model-source.js';
+import { openEncoder, runPlanned, startFailure, type EncoderOutput, type EncoderSession, type OnnxRuntimeOptions } from './onnx-encoder-session.js';
 import type { ModelCallOptions, Reranker, RerankCandidate } from './ports.js';
 
 /** Options of createCrossEncoderReranker. */
@@ -52,17 +52,7 @@ const MAX_PADDED_TOKENS = 8192;
  * const memory = await createMemory({ embedder, reranker });
  */
 export async function createCrossEncoderReranker(options: CrossEncoderRerankerOptions): Promise<CrossEncoderReranker> {
-  throwIfAborted(options.signal);
-  const fetchOptions = {
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  };
-  const [bytes, tokenizer] = await Promise.all([
-    loadModelFile(options.model, fetchOptions),
-    loadHfTokenizer({ tokenizer: options.tokenizer, ...(options.tokenizerConfig === undefined ? {} : { tokenizerConfig: options.tokenizerConfig }), ...fetchOptions }),
-  ]);
-  throwIfAborted(options.signal);
-  const session = await createEncoderSession(bytes, options, 'ONNX cross-encoder');
+  const { bytes, tokenizer, session } = await openEncoder(options, 'ONNX cross-encoder');
   const maxLength = Math.max(3, Math.min(options.maxLength ?? 512, tokenizer.modelMaxLength ?? Number.POSITIVE_INFINITY));
   const batchSize = Math.max(1, options.batchSize ?? 16);
   const output = options.output ?? (session.outputNames.includes('logits') ? 'logits' : (session.outputNames[0] ?? ''));

@@ -8,8 +8,8 @@
 import type * as Ort from 'onnxruntime-web';
 
 import { isMemoryError, MemoryError, throwIfAborted, wrapError } from '../errors.js';
-import type { EncodedInput } from './hf-tokenizer.js';
-import { isNode } from './model-source.js';
+import { loadHfTokenizer, type EncodedInput, type HfTokenizer } from './hf-tokenizer.js';
+import { isNode, loadModelFile, type ModelFileSource } from './model-source.js';
 import type { OnnxWasmPaths } from './onnx-static-embedder.js';
 
 /** Runtime options shared by the ONNX encoders. */
@@ -18,6 +18,30 @@ export interface OnnxRuntimeOptions {
   wasmPaths?: OnnxWasmPaths;
   /** WebAssembly threads (ort.env.wasm.numThreads, process-wide). Default 1 in Node; the runtime's choice elsewhere. */
   numThreads?: number;
+}
+
+/** Where an ONNX encoder's files come from (bytes, a URL, or a path in Node). */
+export interface EncoderFiles extends OnnxRuntimeOptions {
+  model: ModelFileSource;
+  tokenizer: ModelFileSource | object;
+  tokenizerConfig?: ModelFileSource | object;
+  fetch?: typeof fetch;
+  signal?: AbortSignal;
+}
+
+/** Loads an encoder's model and tokenizer in parallel and starts its session. */
+export async function openEncoder(files: EncoderFiles, what: string): Promise<{ bytes: Uint8Array; tokenizer: HfTokenizer; session: EncoderSession }> {
+  throwIfAborted(files.signal);
+  const fetchOptions = {
+    ...(files.fetch === undefined ? {} : { fetch: files.fetch }),
+    ...(files.signal === undefined ? {} : { signal: files.signal }),
+  };
+  const [bytes, tokenizer] = await Promise.all([
+    loadModelFile(files.model, fetchOptions),
+    loadHfTokenizer({ tokenizer: files.tokenizer, ...(files.tokenizerConfig === undefined ? {} : { tokenizerConfig: files.tokenizerConfig }), ...fetchOptions }),
+  ]);
+  throwIfAborted(files.signal);
+  return { bytes, tokenizer, session: await createEncoderSession(bytes, files, what) };
 }
 
 /** An output of one run: flat float data and its dims. */

@@ -10,9 +10,9 @@
  */
 
 import { MemoryError, throwIfAborted } from '../errors.js';
-import { loadHfTokenizer, type EncodedInput, type HfTokenizer } from './hf-tokenizer.js';
-import { fingerprint, loadModelFile, type ModelFileSource } from './model-source.js';
-import { createEncoderSession, runPlanned, startFailure, type EncoderOutput, type EncoderSession, type OnnxRuntimeOptions } from './onnx-encoder-session.js';
+import type { EncodedInput, HfTokenizer } from './hf-tokenizer.js';
+import { fingerprint, type ModelFileSource } from './model-source.js';
+import { openEncoder, runPlanned, startFailure, type EncoderOutput, type EncoderSession, type OnnxRuntimeOptions } from './onnx-encoder-session.js';
 import type { Embedder, ModelCallOptions } from './ports.js';
 
 /** How token vectors become one sentence vector. */
@@ -71,17 +71,7 @@ const MAX_PADDED_TOKENS = 4096;
  * const memory = await createMemory({ embedder });
  */
 export async function createOnnxSentenceEmbedder(options: OnnxSentenceEmbedderOptions): Promise<OnnxSentenceEmbedder> {
-  throwIfAborted(options.signal);
-  const fetchOptions = {
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  };
-  const [bytes, tokenizer] = await Promise.all([
-    loadModelFile(options.model, fetchOptions),
-    loadHfTokenizer({ tokenizer: options.tokenizer, ...(options.tokenizerConfig === undefined ? {} : { tokenizerConfig: options.tokenizerConfig }), ...fetchOptions }),
-  ]);
-  throwIfAborted(options.signal);
-  const session = await createEncoderSession(bytes, options, 'ONNX sentence embedding model');
+  const { bytes, tokenizer, session } = await openEncoder(options, 'ONNX sentence embedding model');
   try {
     return await buildEmbedder(session, tokenizer, fingerprint(bytes), options);
   } catch (error) {

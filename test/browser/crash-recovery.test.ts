@@ -6,12 +6,10 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchResponse } from '../../src/contract/types.js';
-import { CHROMIUM_PATH, hasChromium } from '../support/browser.js';
+import { chromiumMissingFor } from '../support/browser.js';
 import { driver, startMemoryPages, value, within, type MemoryPages } from '../support/memory-pages.js';
 
-const chromiumMissing = !hasChromium();
-if (chromiumMissing) console.warn(`SKIPPED test/browser/crash-recovery.test.ts: ${CHROMIUM_PATH} does not exist (apt-get install -y chromium)`);
-
+const chromiumMissing = chromiumMissingFor('test/browser/crash-recovery.test.ts');
 const TOTAL = 5_000;
 
 describe.skipIf(chromiumMissing)('killed mid-ingest', () => {

@@ -13,14 +13,12 @@ import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchResponse } from '../../src/contract/types.js';
 import { serveDemo, type DemoServer } from '../../demo/serve.js';
-import { CHROMIUM_PATH, hasChromium, launchChromium } from '../support/browser.js';
+import { chromiumMissingFor, launchChromium } from '../support/browser.js';
 
 const REPO = resolve(import.meta.dirname, '..', '..');
 const SHOTS = join(REPO, 'test-results', 'demo');
 
-const chromiumMissing = !hasChromium();
-if (chromiumMissing) console.warn(`SKIPPED test/browser/demo.test.ts: ${CHROMIUM_PATH} does not exist (apt-get install -y chromium)`);
-
+const chromiumMissing = chromiumMissingFor('test/browser/demo.test.ts');
 interface HttpAnswer<T = unknown> {
   status: number;
   body: T;

@@ -3,15 +3,12 @@
  * a reload, errors cross the boundary with their code and details, aborts reach the worker, named
  * memories stay apart, and the storage helpers answer.
  */
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchResponse } from '../../src/contract/types.js';
-import { CHROMIUM_PATH, hasChromium } from '../support/browser.js';
+import { chromiumMissingFor } from '../support/browser.js';
 import { driver, startMemoryPages, value, type MemoryPages } from '../support/memory-pages.js';
 
-const chromiumMissing = !hasChromium();
-if (chromiumMissing) console.warn(`SKIPPED test/browser/memory-worker.test.ts: ${CHROMIUM_PATH} does not exist (apt-get install -y chromium)`);
-
+const chromiumMissing = chromiumMissingFor('test/browser/memory-worker.test.ts');
 describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
   let pages: MemoryPages;
 

@@ -7,12 +7,10 @@
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchResponse } from '../../src/contract/types.js';
-import { CHROMIUM_PATH, hasChromium } from '../support/browser.js';
+import { chromiumMissingFor } from '../support/browser.js';
 import { driver, startMemoryPages, value, within, type MemoryPages } from '../support/memory-pages.js';
 
-const chromiumMissing = !hasChromium();
-if (chromiumMissing) console.warn(`SKIPPED test/browser/multi-tab.test.ts: ${CHROMIUM_PATH} does not exist (apt-get install -y chromium)`);
-
+const chromiumMissing = chromiumMissingFor('test/browser/multi-tab.test.ts');
 describe.skipIf(chromiumMissing)('one memory, two tabs', () => {
   let pages: MemoryPages;
 

@@ -7,13 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPage, CHROMIUM_PATH, hasChromium, launchChromium, serveDir, type ServedDir } from '../support/browser.js';
+import { buildPage, chromiumMissingFor, launchChromium, serveDir, type ServedDir } from '../support/browser.js';
 import { defineStorageContract, STORAGE_CONTRACT_CASES } from '../support/storage-contract.js';
 import type { StorageContractPage } from './pages/storage-contract-page.js';
 
-const chromiumMissing = !hasChromium();
-if (chromiumMissing) console.warn(`SKIPPED test/browser/storage-contract.indexeddb.test.ts: ${CHROMIUM_PATH} does not exist (apt-get install -y chromium)`);
-
+const chromiumMissing = chromiumMissingFor('test/browser/storage-contract.indexeddb.test.ts');
 describe.skipIf(chromiumMissing)('IndexedDB store in Chromium', () => {
   let outDir: string;
   let served: ServedDir;

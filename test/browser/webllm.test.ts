@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPage, CHROMIUM_PATH, hasChromium, launchChromium, serveDir } from '../support/browser.js';
+import { buildPage, chromiumMissingFor, launchChromium, serveDir } from '../support/browser.js';
 import type { ServedDir } from '../support/browser.js';
 import type { ProbeModel, WebLlmProbe } from './webllm-probe.js';
 
@@ -11,11 +11,7 @@ import type { ProbeModel, WebLlmProbe } from './webllm-probe.js';
 // gives a SwiftShader adapter, which is enough to get past detection and into WebLLM's loader,
 // whose failures must come back as typed MemoryErrors within a bounded time.
 
-const chromiumMissing = !hasChromium();
-if (chromiumMissing) {
-  console.warn(`SKIPPED test/browser/webllm.test.ts: ${CHROMIUM_PATH} does not exist (apt-get install -y chromium)`);
-}
-
+const chromiumMissing = chromiumMissingFor('test/browser/webllm.test.ts');
 type Probe = WebLlmProbe;
 
 describe.skipIf(chromiumMissing)('WebLLM provider in Chromium', () => {

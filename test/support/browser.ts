@@ -21,6 +21,16 @@ export function hasChromium(): boolean {
   return existsSync(CHROMIUM_PATH);
 }
 
+/**
+ * True (and says so on the console) when Chromium is missing, for `describe.skipIf`: a browser
+ * suite that cannot run is reported as skipped, never as passed. `npm test` installs Chromium first.
+ */
+export function chromiumMissingFor(file: string): boolean {
+  if (hasChromium()) return false;
+  console.warn(`SKIPPED ${file}: ${CHROMIUM_PATH} does not exist (apt-get install -y chromium)`);
+  return true;
+}
+
 /** Options of `launchChromium`. */
 export interface LaunchChromiumOptions {
   /** Adds `--enable-unsafe-webgpu`, which gives a SwiftShader (CPU) WebGPU adapter on a machine without a GPU. Default true. */
