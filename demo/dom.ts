@@ -106,3 +106,14 @@ export function download(fileName: string, content: string, type: string): void 
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
+
+/** A pane: a labelled section with its heading and a one-paragraph lede, then its content. */
+export function pane(id: string, title: string, lede: string, ...children: Child[]): HTMLElement {
+  return h(
+    'section',
+    { id, class: 'pane', 'aria-labelledby': `${id}-title` },
+    h('h2', { id: `${id}-title` }, title),
+    h('p', { class: 'lede' }, lede),
+    ...children,
+  );
+}

@@ -3,7 +3,7 @@
  * the sample conversations. Shows what waits in the session's buffer and what was extracted.
  */
 import type { GetResponse } from '../../src/contract/types.js';
-import { describeError, field, h, render, say, statusLine } from '../dom.js';
+import { describeError, field, h, render, say, statusLine, pane } from '../dom.js';
 import { episodeView, messageView } from '../memory-views.js';
 import { displayName, SAMPLE_CONVERSATIONS, seedSamples } from '../sample-conversations.js';
 import { rememberSessions, type AppContext } from '../store.js';
@@ -171,11 +171,10 @@ export function conversationPane(ctx: AppContext): HTMLElement {
   });
   showSpeakers();
 
-  return h(
-    'section',
-    { id: 'conversation', class: 'pane', 'aria-labelledby': 'conversation-title' },
-    h('h2', { id: 'conversation-title' }, 'Conversation'),
-    h('p', { class: 'lede' }, 'Send messages the way an app would. They wait in a buffer until the conversation pauses or you flush it; then Engram extracts an episode, atomic facts, plans, a profile of the user and, for the assistant, a case of what it did.'),
+  return pane(
+    'conversation',
+    'Conversation',
+    'Send messages the way an app would. They wait in a buffer until the conversation pauses or you flush it; then Engram extracts an episode, atomic facts, plans, a profile of the user and, for the assistant, a case of what it did.',
     h('div', { class: 'grid two' }, composer, samples),
     view,
   );

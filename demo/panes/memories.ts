@@ -3,7 +3,7 @@
  * opens in a dialog, where it can be deleted; "forget" deletes everything about the owner.
  */
 import type { GetResponse, MemoryType, SearchAtomicFactItem, SearchEpisodeItem } from '../../src/contract/types.js';
-import { describeError, field, formatTime, h, render, say, statusLine } from '../dom.js';
+import { describeError, field, formatTime, h, render, say, statusLine, pane } from '../dom.js';
 import { caseView, episodeView, profileView, skillView } from '../memory-views.js';
 import type { AppContext } from '../store.js';
 
@@ -228,11 +228,10 @@ export function memoriesPane(ctx: AppContext): HTMLElement {
   ownerAgent.addEventListener('change', sync);
   sync();
 
-  return h(
-    'section',
-    { id: 'memories', class: 'pane', 'aria-labelledby': 'memories-title' },
-    h('h2', { id: 'memories-title' }, 'Memories'),
-    h('p', { class: 'lede' }, 'Everything stored for an owner, one kind at a time. Open a record to see it whole, or delete it with its facts.'),
+  return pane(
+    'memories',
+    'Memories',
+    'Everything stored for an owner, one kind at a time. Open a record to see it whole, or delete it with its facts.',
     form,
     h('div', { class: 'card' }, list, h('nav', { class: 'pager', 'aria-label': 'Pages' }, previous, pageInfo, next)),
     h('div', { class: 'card danger-zone', role: 'group', 'aria-labelledby': 'forget-title' }, h('h3', { id: 'forget-title' }, 'Forget'), h('p', null, 'Deletes everything stored about the owner selected above, physically: nothing of it stays on this device.'), forget, forgetStatus),

@@ -6,7 +6,7 @@
  */
 import type { FilterNode, SearchMethod, SearchResponse } from '../../src/contract/types.js';
 import type { SearchTrace } from '../../src/search/search.js';
-import { describeError, field, h, render, say, statusLine, type Child } from '../dom.js';
+import { describeError, field, h, render, say, statusLine, type Child, pane } from '../dom.js';
 import { caseView, episodeView, messageView, profileView, skillView, type ItemViewOptions } from '../memory-views.js';
 import type { AppContext } from '../store.js';
 
@@ -234,11 +234,10 @@ export function searchPane(ctx: AppContext): HTMLElement {
   store.subscribe(showOwners);
   showOwners();
 
-  return h(
-    'section',
-    { id: 'search', class: 'pane', 'aria-labelledby': 'search-title' },
-    h('h2', { id: 'search-title' }, 'Search'),
-    h('p', { class: 'lede' }, 'The EverOS search request, as a form. Results show each item’s score and which recall legs (keyword, vector) found it.'),
+  return pane(
+    'search',
+    'Search',
+    'The EverOS search request, as a form. Results show each item’s score and which recall legs (keyword, vector) found it.',
     form,
     results,
   );

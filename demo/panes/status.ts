@@ -6,7 +6,7 @@
 import type { MemoryClient } from '../../src/client.js';
 import { createWebLlm, detectWebGpu } from '../../src/models/webllm-llm.js';
 import { SW_STATUS_REQUEST, type ServiceWorkerStatus } from '../config.js';
-import { describeError, field, formatBytes, h, render, say, statusLine } from '../dom.js';
+import { describeError, field, formatBytes, h, render, say, statusLine, pane } from '../dom.js';
 import type { AppContext } from '../store.js';
 
 /** WebLLM's prebuilt models, smallest first (weights download from Hugging Face on first load). */
@@ -212,11 +212,10 @@ export function statusPane(ctx: AppContext): HTMLElement {
   void showOffline();
   navigator.serviceWorker?.addEventListener('controllerchange', () => void showOffline());
 
-  const pane = h(
-    'section',
-    { id: 'status', class: 'pane', 'aria-labelledby': 'status-title' },
-    h('h2', { id: 'status-title' }, 'Status'),
-    h('p', { class: 'lede' }, 'What this app runs on. Everything below happens on this device.'),
+  const section = pane(
+    'status',
+    'Status',
+    'What this app runs on. Everything below happens on this device.',
     h(
       'div',
       { class: 'grid two' },
@@ -236,6 +235,6 @@ export function statusPane(ctx: AppContext): HTMLElement {
     ),
   );
   // The pane is refreshed each time it is shown.
-  pane.addEventListener('pane:show', () => void Promise.all([showEngine(), showOffline(), showStorage()]));
-  return pane;
+  section.addEventListener('pane:show', () => void Promise.all([showEngine(), showOffline(), showStorage()]));
+  return section;
 }

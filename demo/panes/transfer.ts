@@ -4,7 +4,7 @@
  * importing a bundle by merging or replacing.
  */
 import type { MarkdownFile } from '../../src/export/markdown.js';
-import { describeError, download, field, h, render, say, statusLine } from '../dom.js';
+import { describeError, download, field, h, render, say, statusLine, pane } from '../dom.js';
 import { MEMORY_NAME } from '../config.js';
 import type { AppContext } from '../store.js';
 
@@ -109,11 +109,10 @@ export function transferPane(ctx: AppContext): HTMLElement {
     })();
   });
 
-  return h(
-    'section',
-    { id: 'transfer', class: 'pane', 'aria-labelledby': 'transfer-title' },
-    h('h2', { id: 'transfer-title' }, 'Export and import'),
-    h('p', { class: 'lede' }, 'Your memory is yours to take: the JSON bundle holds everything (vectors included) and imports into any Engram; the Markdown is for reading.'),
+  return pane(
+    'transfer',
+    'Export and import',
+    'Your memory is yours to take: the JSON bundle holds everything (vectors included) and imports into any Engram; the Markdown is for reading.',
     h(
       'div',
       { class: 'grid two' },
