@@ -51,6 +51,12 @@ export interface MemoryOptions {
   extractor?: Extractor;
   /** The cosine floor used when `top_k` is -1 (default 0.5, EverOS's value). */
   autoRadius?: number;
+  /**
+   * Build every partition's indexes in the background right after opening (largest first, one
+   * partition per task), so the first search a person types finds them ready. Default false:
+   * indexes are built by the first search of each partition.
+   */
+  warmIndexes?: boolean;
   /** Called for every degraded path taken (no LLM, extractor fallback, …): nothing degrades silently. */
   onNotice?: (notice: Notice) => void;
   onProgress?: (progress: Progress) => void;
@@ -65,6 +71,8 @@ export interface CallOptions {
 export interface MemoryStats {
   records: number;
   partitions: number;
+  /** Partitions whose indexes are built (the others build on their first search). */
+  indexed_partitions: number;
   buffered_messages: number;
   store: string;
   embedder: { id: string; dim: number };
@@ -139,6 +147,16 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
 
   let closed = false;
   let queue: Promise<unknown> = Promise.resolve();
+  if (options.warmIndexes) {
+    const pending = [...state.partitions.values()].sort((a, b) => b.size - a.size);
+    const warmNext = () => {
+      const partition = pending.shift();
+      if (closed || !partition) return;
+      partition.indexes();
+      setTimeout(warmNext, 0);
+    };
+    setTimeout(warmNext, 0);
+  }
   const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
     const run = queue.then(() => {
       if (closed) throw createError('CLOSED');
@@ -449,6 +467,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       return {
         records: state.records.size,
         partitions: state.partitions.size,
+        indexed_partitions: [...state.partitions.values()].filter((p) => p.indexed).length,
         buffered_messages: buffered,
         store: store.kind,
         embedder: { id: embedder.id, dim: embedder.dim },

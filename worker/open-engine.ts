@@ -70,6 +70,7 @@ export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHo
     const memory = await createMemory({
       store,
       embedder,
+      warmIndexes: true,
       ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
       onProgress: (progress) => {
         if (progress.phase === 'open') mark('loaded');

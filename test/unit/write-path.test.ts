@@ -264,12 +264,12 @@ describe('add validation', () => {
   it('a rejected add writes nothing, even when its good messages would close a segment', async () => {
     await memory.add({ session_id: 's', messages: [said('ann', line(1), MONDAY_9AM), said('ann', line(2), MONDAY_9AM + MINUTE)] });
     await remember(memory, 'done', [said('ann', line(3), MONDAY_9AM)]);
-    const snapshot = async () => ({
-      stats: memory.stats(),
-      buffer: await unprocessed('ann', 's'),
-      episodes: (await memory.get({ user_id: 'ann', memory_type: 'episode' })).data.episodes.map((e) => e.id),
-      facts: await facts('ann'),
-    });
+    const snapshot = async () => {
+      const buffer = await unprocessed('ann', 's');
+      const episodes = (await memory.get({ user_id: 'ann', memory_type: 'episode' })).data.episodes.map((e) => e.id);
+      // Read last: the searches above build indexes, which stats() counts.
+      return { buffer, episodes, facts: await facts('ann'), stats: memory.stats() };
+    };
     const before = await snapshot();
     expect(before.buffer).toHaveLength(2);
 
