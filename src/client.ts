@@ -21,6 +21,7 @@ import { registerErrorTransfer } from './rpc/error-transfer.js';
 import type { ImportCall, MemoryChange, MethodName, PeerEvent } from './rpc/peer.js';
 import type { Notice, SearchTrace } from './search/search.js';
 import type { MemoryWorkerApi, WorkerStatus } from '../worker/memory.worker.js';
+import type { WorkerLlmOptions } from '../worker/open-engine.js';
 
 export type { MemoryChange } from './rpc/peer.js';
 
@@ -38,6 +39,14 @@ export interface MemoryClientOptions {
   durability?: IDBTransactionDurability;
   /** The cosine floor used when `top_k` is -1. */
   autoRadius?: number;
+  /**
+   * An LLM created inside the hosting worker: WebLLM (`{ provider: 'webllm', model }`, needs
+   * WebGPU) or an OpenAI-compatible endpoint. The memory opens without waiting for it; loading
+   * progress comes through `onProgress` (phase `llm`), and a model that cannot load is reported
+   * once through `onNotice` (`llm.unavailable`, with the typed error's code) while the memory
+   * carries on without an LLM.
+   */
+  llm?: WorkerLlmOptions;
   /** Progress of opening the memory (model download, loading, re-embedding), whichever tab hosts it. */
   onProgress?: (progress: Progress) => void;
   /** Degraded paths taken by the engine (no LLM, extractor fallback, …). */
@@ -117,6 +126,7 @@ export async function createMemoryClient(options: MemoryClientOptions): Promise<
         modelCache: options.modelCache === false ? null : options.modelCache ?? 'engram-models',
         ...(options.durability ? { durability: options.durability } : {}),
         ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
+        ...(options.llm ? { llm: options.llm } : {}),
       },
       proxy(onEvent),
     );

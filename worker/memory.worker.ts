@@ -10,7 +10,7 @@ import type { Memory } from '../src/engine.js';
 import { createError, isAbortError } from '../src/errors.js';
 import { registerErrorTransfer } from '../src/rpc/error-transfer.js';
 import { createPeer, GOODBYE_LINGER_MS, METHODS, type MethodName, type Peer, type PeerEvent } from '../src/rpc/peer.js';
-import { openEngine } from './open-engine.js';
+import { openEngine, type WorkerLlmOptions } from './open-engine.js';
 
 registerErrorTransfer();
 
@@ -23,6 +23,7 @@ export interface WorkerInitOptions {
   modelCache: string | null;
   durability?: IDBTransactionDurability;
   autoRadius?: number;
+  llm?: WorkerLlmOptions;
 }
 
 /** Where this worker stands. */

@@ -11,6 +11,10 @@ import { loadStaticModelFromUrl } from '../src/models/load-static-model.js';
 import { createStaticEmbedder } from '../src/models/static-embedder.js';
 import type { PeerEvent } from '../src/rpc/peer.js';
 import { createIndexedDbStore } from '../src/store/indexeddb-store.js';
+import { createDeferredLlm, type DeferredLlm } from '../src/models/deferred-llm.js';
+import { createOpenAiCompatibleLlm } from '../src/models/openai-compatible-llm.js';
+import { createWebLlm } from '../src/models/webllm-llm.js';
+import type { AppConfig } from '@mlc-ai/web-llm';
 import type { StorageAdapter } from '../src/store/port.js';
 
 /** What opening a memory needs (structured-clone-safe, apart from `fetch`). */
@@ -24,6 +28,47 @@ export interface OpenEngineOptions {
   autoRadius?: number;
   /** The fetch that downloads the model (default globalThis.fetch), e.g. one that reads a service worker's precache. */
   fetch?: typeof fetch;
+  /** An LLM for extraction, agentic search and `enable_llm_rerank`, created inside the worker. */
+  llm?: WorkerLlmOptions;
+}
+
+/** Which LLM the hosting worker creates (structured-clone-safe). */
+export type WorkerLlmOptions =
+  | { provider: 'webllm'; model: string; appConfig?: AppConfig; loadTimeoutMs?: number }
+  | { provider: 'openai-compatible'; baseUrl: string; model: string; apiKey?: string; timeoutMs?: number };
+
+/**
+ * Starts loading the LLM without holding up the memory: the engine gets a stand-in that answers
+ * MODEL_UNAVAILABLE until the model is ready (the engine's fallbacks say so in notices), and a
+ * failed load is announced once as an `llm.unavailable` notice carrying the typed error's code.
+ */
+function startLlm(choice: WorkerLlmOptions, hooks: OpenEngineHooks): DeferredLlm {
+  const id = `${choice.provider}:${choice.model}`;
+  const llm = createDeferredLlm(id, async () => {
+    if (choice.provider === 'openai-compatible') {
+      return createOpenAiCompatibleLlm({
+        baseUrl: choice.baseUrl,
+        model: choice.model,
+        ...(choice.apiKey ? { apiKey: choice.apiKey } : {}),
+        ...(choice.timeoutMs ? { timeoutMs: choice.timeoutMs } : {}),
+      });
+    }
+    return createWebLlm({
+      model: choice.model,
+      ...(choice.appConfig ? { appConfig: choice.appConfig } : {}),
+      ...(choice.loadTimeoutMs ? { loadTimeoutMs: choice.loadTimeoutMs } : {}),
+      onProgress: (p) => hooks.onProgress({ phase: 'llm', loaded: p.loaded, total: 1, text: p.text }),
+    });
+  });
+  void llm.ready.then((state) => {
+    const error = llm.error();
+    if (state === 'failed' && error) {
+      hooks.onEvent({ type: 'notice', notice: { code: 'llm.unavailable', message: `${error.code}: ${error.message}. The memory works on without an LLM.` } });
+    } else if (state === 'ready') {
+      hooks.onProgress({ phase: 'llm', loaded: 1, total: 1, text: `${id} ready` });
+    }
+  });
+  return llm;
 }
 
 /** Hooks of `openEngine`. */
@@ -71,6 +116,7 @@ export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHo
       store,
       embedder,
       warmIndexes: true,
+      ...(options.llm ? { llm: startLlm(options.llm, hooks) } : {}),
       ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
       onProgress: (progress) => {
         if (progress.phase === 'open') mark('loaded');

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchResponse } from '../../src/contract/types.js';
 import { chromiumMissingFor } from '../support/browser.js';
-import { driver, startMemoryPages, value, type MemoryPages } from '../support/memory-pages.js';
+import { driver, startMemoryPages, value, within, type MemoryPages } from '../support/memory-pages.js';
 
 const chromiumMissing = chromiumMissingFor('test/browser/memory-worker.test.ts');
 describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
@@ -156,6 +156,30 @@ describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
     expect(failed.ok ? null : failed.error).toMatchObject({ code: 'MODEL_UNAVAILABLE', status: 503, isMemoryError: true, details: { status: 404 } });
     // The failed host released the memory's lock: the next open hosts it.
     expect(value(await d.open('nomodel')).role).toBe('host');
+    await page.context().close();
+  });
+
+  it('creates the LLM inside the worker without waiting for it; a model that cannot load is a typed notice and the memory carries on', async () => {
+    const page = await pages.open();
+    const d = driver(page);
+    const missing = new URL('/llm/missing/', pages.url).href;
+    const llm = {
+      provider: 'webllm' as const,
+      model: 'Engram-Missing-q4f32_1-MLC',
+      loadTimeoutMs: 20_000,
+      appConfig: { model_list: [{ model: missing, model_id: 'Engram-Missing-q4f32_1-MLC', model_lib: `${missing}lib.wasm` }] },
+    };
+    expect(value(await d.open('with-llm', undefined, llm)).role).toBe('host');
+    expect(value(await d.call<{ llm: string }>('with-llm', 'stats')).llm).toBe('webllm:Engram-Missing-q4f32_1-MLC');
+    value(await d.call('with-llm', 'upsertKnowledge', { user_id: 'ann', title: 'Bees', content: 'Ann keeps two beehives on the roof.' }));
+    await within(30_000, async () => (await d.notices('with-llm')).some((n) => n.code === 'llm.unavailable'), 'the llm.unavailable notice');
+    const notice = (await d.notices('with-llm')).find((n) => n.code === 'llm.unavailable')!;
+    // SwiftShader gives an adapter, so the load fails on the missing weights; without WebGPU it would fail earlier.
+    expect(notice.message).toMatch(/^(MODEL_UNAVAILABLE|WEBGPU_UNAVAILABLE): /);
+    const { trace, response } = value(await d.call<{ trace: { rounds: number; notices: { code: string }[] }; response: { data: { episodes: unknown[] } } }>('with-llm', 'searchWithTrace', { user_id: 'ann', query: 'beehives', method: 'agentic' }));
+    expect(response.data.episodes).toHaveLength(1);
+    expect(trace.rounds).toBe(1);
+    expect(trace.notices.map((n) => n.code)).toContain('agentic.llm_failed');
     await page.context().close();
   });
 

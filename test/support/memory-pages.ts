@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { MemoryChange, MemoryClient } from '../../src/client.js';
+import type { MemoryChange, MemoryClient, MemoryClientOptions } from '../../src/client.js';
 import type { WorkerStatus } from '../../worker/memory.worker.js';
 import type { MemoryPage, Outcome } from '../browser/pages/memory-page.js';
 import { buildPage, launchChromium, serveDir, type ServedDir } from './browser.js';
@@ -57,8 +57,9 @@ type Api = { memoryPage: MemoryPage };
 /** Typed calls into one page's `memoryPage`. */
 export function driver(page: Page) {
   return {
-    open: (name: string, modelUrl?: string) =>
-      page.evaluate(([n, m]) => (globalThis as unknown as Api).memoryPage.open(n, m), [name, modelUrl] as const) as Promise<Outcome<WorkerStatus>>,
+    open: (name: string, modelUrl?: string, llm?: MemoryClientOptions['llm']) =>
+      page.evaluate(([n, m, l]) => (globalThis as unknown as Api).memoryPage.open(n, m, l), [name, modelUrl, llm] as const) as Promise<Outcome<WorkerStatus>>,
+    notices: (name: string) => page.evaluate((n) => (globalThis as unknown as Api).memoryPage.notices(n), name),
     status: (name: string) => page.evaluate((n) => (globalThis as unknown as Api).memoryPage.status(n), name),
     call: <T = unknown>(name: string, method: keyof MemoryClient, request?: unknown) =>
       page.evaluate(([n, m, r]) => (globalThis as unknown as Api).memoryPage.call(n, m, r), [name, method, request] as const) as Promise<Outcome<T>>,

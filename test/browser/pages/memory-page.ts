@@ -4,7 +4,8 @@
  * `{ name, code, status, details, … }` here, after they crossed comlink, because `page.evaluate`
  * would keep only their message.
  */
-import { createMemoryClient, type MemoryChange, type MemoryClient } from '../../../src/client.js';
+import { createMemoryClient, type MemoryChange, type MemoryClient, type MemoryClientOptions } from '../../../src/client.js';
+import type { Notice } from '../../../src/search/search.js';
 import type { Progress } from '../../../src/engine.js';
 import { isMemoryError, MemoryError } from '../../../src/errors.js';
 import type { WorkerStatus } from '../../../worker/memory.worker.js';
@@ -24,7 +25,9 @@ export type Outcome<T = unknown> = { ok: true; value: T } | { ok: false; error: 
 
 export interface MemoryPage {
   /** Opens a memory through createMemoryClient (the bundled model unless `modelUrl` is given). */
-  open(name: string, modelUrl?: string): Promise<Outcome<WorkerStatus>>;
+  open(name: string, modelUrl?: string, llm?: MemoryClientOptions['llm']): Promise<Outcome<WorkerStatus>>;
+  /** The engine's notices of degraded paths, in order. */
+  notices(name: string): Notice[];
   status(name: string): Promise<WorkerStatus>;
   call(name: string, method: keyof MemoryClient, request?: unknown): Promise<Outcome>;
   /** Calls `method` with a signal that aborts after `afterMs`. */
@@ -59,6 +62,7 @@ globalThis.Worker = class extends Worker {
 const clients = new Map<string, MemoryClient>();
 const changeLog = new Map<string, MemoryChange[]>();
 const progressLog = new Map<string, Progress[]>();
+const noticeLog = new Map<string, Notice[]>();
 const MODEL_URL = new URL('/models/static-en/model.bin', location.href);
 
 function flatten(error: unknown): PageError {
@@ -92,15 +96,18 @@ const invoke = (c: MemoryClient, method: keyof MemoryClient, request: unknown, o
   (c[method] as (request: unknown, options?: { signal: AbortSignal }) => Promise<unknown>)(request, options);
 
 const page: MemoryPage = {
-  open: (name, modelUrl) =>
+  open: (name, modelUrl, llm) =>
     outcome(async () => {
       changeLog.set(name, []);
       progressLog.set(name, []);
+      noticeLog.set(name, []);
       const c = await createMemoryClient({
         name,
         modelUrl: modelUrl ?? MODEL_URL,
         onChange: (change) => changeLog.get(name)?.push(change),
         onProgress: (p) => progressLog.get(name)?.push(p),
+        onNotice: (n) => noticeLog.get(name)?.push(n),
+        ...(llm ? { llm } : {}),
       });
       clients.set(name, c);
       return c.status();
@@ -115,6 +122,7 @@ const page: MemoryPage = {
     }),
   changes: (name) => changeLog.get(name) ?? [],
   progress: (name) => progressLog.get(name) ?? [],
+  notices: (name) => noticeLog.get(name) ?? [],
   ingest: (name, user, from, to, concurrency, holdAfter) =>
     outcome(async () => {
       const c = client(name);
