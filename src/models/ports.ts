@@ -15,6 +15,12 @@ export interface Embedder {
   readonly dim: number;
   embed(texts: readonly string[], options?: ModelCallOptions): Promise<Float32Array[]>;
   /**
+   * Optional constants of the logistic that turns this model's cosine and the keyword BM25 into a
+   * 0..1 relevance (`sigmoid(cos·c + bm25·b + bias)`); fit them with `bench/calibrate.ts`.
+   * Without them a fitted set for a known model id, else EverOS's constants, are used.
+   */
+  readonly calibration?: { cos: number; bm25: number; bias: number };
+  /**
    * Embeds search queries, for models that embed a question differently from a stored text
    * (e5's "query: " / "passage: ", bge's query instruction). Optional: without it, queries go
    * through `embed`; call it through `embedQueries(embedder, …)`.

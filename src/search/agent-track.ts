@@ -11,7 +11,7 @@ import type { ModelCallOptions, Reranker } from '../models/ports.js';
 import type { AgentCaseRecord, AgentSkillRecord, MemoryRecord } from '../records.js';
 import { searchText } from '../records.js';
 import type { Leg } from './episode-track.js';
-import { calibrated, caseScore, rrf } from './scores.js';
+import { calibrated, caseScore, rrf, type Calibration } from './scores.js';
 
 export const SKILL_VERIFY_FLOOR = 0.4;
 
@@ -24,6 +24,8 @@ export interface AgentTrackOptions extends ModelCallOptions {
   reranker: Reranker | null;
   /** The LLM-backed reranker used when `enable_llm_rerank` is set and an LLM is configured. */
   llmReranker: Reranker | null;
+  /** How cosine and BM25 become the 0..1 relevance `min_score` floors in keyword and vector searches. */
+  calibration: Calibration;
 }
 
 export interface AgentHit<R> {
@@ -95,12 +97,12 @@ const byScore = <T extends { score: number; record: { id: string } }>(a: T, b: T
 const found = <R>(s: Scored<R>) => ({ record: s.record, cos: s.cos, legs: [...(s.inKeyword ? ['keyword' as const] : []), ...(s.inVector ? ['vector' as const] : [])] });
 
 /** Ranks one kind for keyword / vector (raw measures) or hybrid / agentic (fused). */
-function rank<R extends MemoryRecord>(scored: Scored<R>[], method: SearchMethod, fuse: 'linear' | 'rrf'): AgentHit<R>[] {
+function rank<R extends MemoryRecord>(scored: Scored<R>[], method: SearchMethod, fuse: 'linear' | 'rrf', calibration: Calibration): AgentHit<R>[] {
   if (method === 'keyword') {
-    return scored.filter((s) => s.inKeyword).map((s) => ({ ...found(s), score: s.bm25, relevance: calibrated(s.cos, s.bm25) })).sort(byScore);
+    return scored.filter((s) => s.inKeyword).map((s) => ({ ...found(s), score: s.bm25, relevance: calibrated(s.cos, s.bm25, calibration) })).sort(byScore);
   }
   if (method === 'vector') {
-    return scored.filter((s) => s.inVector).map((s) => ({ ...found(s), score: s.cos, relevance: calibrated(s.cos, s.bm25) })).sort(byScore);
+    return scored.filter((s) => s.inVector).map((s) => ({ ...found(s), score: s.cos, relevance: calibrated(s.cos, s.bm25, calibration) })).sort(byScore);
   }
   const pooled = scored.filter((s) => s.inKeyword || s.inVector);
   if (fuse === 'linear') {
@@ -122,8 +124,8 @@ function rank<R extends MemoryRecord>(scored: Scored<R>[], method: SearchMethod,
 /** Cases and skills of an agent partition for one query. */
 export async function searchAgentTrack(partition: Partition, query: string, queryVector: Float32Array, options: AgentTrackOptions, useLlmRerank: boolean): Promise<AgentTrackResult> {
   const fused = options.method === 'hybrid' || options.method === 'agentic';
-  let cases = rank(recall<AgentCaseRecord>(partition, 'agent_case', query, queryVector, options), options.method, 'linear');
-  let skills = rank(recall<AgentSkillRecord>(partition, 'agent_skill', query, queryVector, options), options.method, 'rrf');
+  let cases = rank(recall<AgentCaseRecord>(partition, 'agent_case', query, queryVector, options), options.method, 'linear', options.calibration);
+  let skills = rank(recall<AgentSkillRecord>(partition, 'agent_skill', query, queryVector, options), options.method, 'rrf', options.calibration);
   if (fused && options.reranker) skills = await rerankHits(options.reranker, query, skills.slice(0, options.limit * 2), options);
   if (fused && useLlmRerank && options.llmReranker) {
     cases = await rerankHits(options.llmReranker, query, cases.slice(0, options.limit * 2), options);

@@ -7,7 +7,7 @@
 import type { ParsedFilters } from '../contract/filters.js';
 import type { Partition } from '../index/partition.js';
 import type { AtomicFactRecord, EpisodeRecord, ForesightRecord, KnowledgeRecord, MemoryRecord } from '../records.js';
-import { calibrated, rrf } from './scores.js';
+import { calibrated, rrf, type Calibration } from './scores.js';
 
 export type Leg = 'keyword' | 'vector';
 export type Unit = EpisodeRecord | KnowledgeRecord;
@@ -49,6 +49,8 @@ export interface RecallOptions {
    * `min_score` floors). Without a floor, a vector-only search skips it: it is most of its cost.
    */
   keywordEvidence?: boolean;
+  /** How cosine and BM25 become one 0..1 relevance (see scores.ts). */
+  calibration: Calibration;
 }
 
 const UNIT_KINDS = ['episode', 'knowledge'] as const;
@@ -117,7 +119,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
       .map((c) => {
         const ccos = childCos.get(c.id) ?? 0;
         const cbm25 = childBm25.get(c.id) ?? 0;
-        return { record: c, cos: ccos, bm25: cbm25, score: calibrated(ccos, cbm25) };
+        return { record: c, cos: ccos, bm25: cbm25, score: calibrated(ccos, cbm25, options.calibration) };
       })
       .sort((a, b) => b.score - a.score)
       // A plan is often also a fact in the same words: show the statement once, as the plan.
@@ -127,7 +129,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
         if (c.record.kind !== all[twin]!.record.kind) return c.record.kind === 'foresight';
         return i < twin;
       });
-    out.push({ record, cos, bm25, score: calibrated(cos, bm25), rrf: fused, legs: legOf.get(id) ?? [], children });
+    out.push({ record, cos, bm25, score: calibrated(cos, bm25, options.calibration), rrf: fused, legs: legOf.get(id) ?? [], children });
   }
   return out;
 }

@@ -9,6 +9,7 @@ import type { Partition } from '../index/partition.js';
 import { embedQueries, type Embedder, type Llm, type ModelCallOptions, type Reranker } from '../models/ports.js';
 import type { AgentCaseRecord, AgentSkillRecord, BufferedMessage, ProfileRecord } from '../records.js';
 import { agenticRetrieve } from './agentic.js';
+import { calibrationFor } from './scores.js';
 import { searchAgentTrack } from './agent-track.js';
 import { recallUnits, type Leg, type UnitCandidate } from './episode-track.js';
 import { competeGranularity, FACTS_PER_EPISODE } from './granularity.js';
@@ -78,6 +79,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   // An explicit radius (even 0) wins over the automatic one.
   const radius = request.radius ?? (everything ? (deps.autoRadius ?? AUTO_RADIUS) : null);
   const floor = request.min_score ?? -Infinity;
+  const calibration = calibrationFor(deps.embedder);
   const options: ModelCallOptions = deps.signal ? { signal: deps.signal } : {};
   let rounds = 1;
   let supplementary: string[] = [];
@@ -86,7 +88,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   if (partition && partition.size > 0) {
     const [queryVector] = await embedQueries(deps.embedder, [request.query], options);
     const recall = (query: string, vector: Float32Array, legsWanted: readonly Leg[]) =>
-      recallUnits(partition, query, vector, { filters: request.filters, pool: limit * 2, radius, legs: legsWanted, keywordEvidence: request.min_score !== null });
+      recallUnits(partition, query, vector, { filters: request.filters, pool: limit * 2, radius, legs: legsWanted, keywordEvidence: request.min_score !== null, calibration });
 
     if (request.method === 'keyword' || request.method === 'vector') {
       const leg: Leg = request.method;
@@ -144,6 +146,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
         minScore: request.min_score,
         reranker: deps.reranker,
         llmReranker: deps.llmReranker,
+        calibration,
       }, request.enable_llm_rerank && request.method === 'hybrid');
       for (const h of [...agent.cases, ...agent.skills]) {
         legs[h.record.id] = h.legs;
