@@ -22,13 +22,15 @@ import { runSearch, type Notice, type SearchTrace } from './search/search.js';
 import type { StorageAdapter, StoreBatch } from './store/port.js';
 import { createMemoryStore } from './store/memory-store.js';
 import { segmentMessages } from './write/boundary.js';
-import type { Extraction, Extractor, Segment } from './write/extraction.js';
-import { embedRecords, recordsFromExtraction } from './write/ingest.js';
+import type { Extractor } from './write/extraction.js';
+import { embedRecords } from './write/ingest.js';
+import { reembedIfModelChanged } from './write/reembed.js';
+import { planDeletion } from './forget.js';
 import { fromBundle, toBundle, type ExportBundle } from './export/bundle.js';
 import { toMarkdown, type MarkdownFile } from './export/markdown.js';
 import { mergeProfile } from './write/profile-rules.js';
 import { createRulesExtractor } from './write/rules-extractor.js';
-import { learnSkills } from './write/skills.js';
+import { createSegmentWriter } from './write/segment-writer.js';
 import { createLlmExtractor } from './write/llm-extractor.js';
 
 export interface Progress {
@@ -123,8 +125,6 @@ export interface ImportOptions extends CallOptions {
   mode?: 'merge' | 'replace';
 }
 
-const EMBEDDER_META = 'embedder';
-
 /** Opens a memory over a store (loading and, if the embedding model changed, re-embedding it). */
 export async function createMemory(options: MemoryOptions): Promise<Memory> {
   if (!options?.embedder) throw createError('MODEL_UNAVAILABLE', { message: 'createMemory needs an embedder: pass createDefaultEmbedder() for the bundled model' });
@@ -134,7 +134,6 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
   const llm = options.llm ?? null;
   const llmReranker = llm ? createLlmReranker(llm) : null;
   const extractor = options.extractor ?? (llm ? createLlmExtractor(llm) : createRulesExtractor());
-  const rules = extractor.id === 'rules' ? extractor : createRulesExtractor();
   const now = options.now ?? (() => Date.now());
   const notify = (notice: Notice) => options.onNotice?.(notice);
 
@@ -191,63 +190,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     });
   }
 
-  async function extract(segment: Segment, signal?: AbortSignal): Promise<Extraction> {
-    if (extractor === rules) return rules.extract(segment);
-    try {
-      return await extractor.extract(segment, signal ? { signal } : {});
-    } catch (error) {
-      if (signal?.aborted) throw wrapError(error, 'ABORTED');
-      const code = isMemoryError(error) ? error.code : 'MODEL_FAILED';
-      notify({ code: 'extract.fallback', message: `The ${extractor.id} extractor failed (${code}); the rules extractor was used for this segment.` });
-      const fallback = await rules.extract(segment);
-      return { ...fallback, extractor: 'rules-fallback' };
-    }
-  }
-
-  /** Records for closed segments; profile updates chain so two segments of one add both count. */
-  async function recordsForSegments(segments: BufferedMessage[][], signal?: AbortSignal): Promise<MemoryRecord[]> {
-    const out: MemoryRecord[] = [];
-    const pendingProfiles = new Map<string, ProfileRecord>();
-    for (const messages of segments) {
-      const first = messages[0]!;
-      const segment: Segment = { id: newId('mc'), app_id: first.app_id, project_id: first.project_id, session_id: first.session_id, messages };
-      const extraction = await extract(segment, signal);
-      const records = await recordsFromExtraction(segment, extraction, {
-        embedder,
-        now: now(),
-        newId,
-        profileId,
-        profileOf: (scope) => pendingProfiles.get(profileId(scope)) ?? state.profile(scope),
-        ...(signal ? { signal } : {}),
-      });
-      for (const r of records) {
-        if (r.kind === 'profile') pendingProfiles.set(r.id, r);
-        else out.push(r);
-      }
-    }
-    return [...out, ...pendingProfiles.values(), ...(await learnedSkills(out, signal))];
-  }
-
-  /** Skills learned from the new cases together with each agent's earlier ones. */
-  async function learnedSkills(records: MemoryRecord[], signal?: AbortSignal): Promise<AgentSkillRecord[]> {
-    const fresh = records.filter((r): r is AgentCaseRecord => r.kind === 'agent_case');
-    const byAgent = new Map<string, AgentCaseRecord[]>();
-    for (const c of fresh) byAgent.set(partitionKey(c), [...(byAgent.get(partitionKey(c)) ?? []), c]);
-    const skills: AgentSkillRecord[] = [];
-    for (const cases of byAgent.values()) {
-      const partition = state.partition(cases[0]!);
-      const existing = partition ? [...partition.records.values()] : [];
-      skills.push(...(await learnSkills(
-        cases,
-        existing.filter((r): r is AgentCaseRecord => r.kind === 'agent_case'),
-        existing.filter((r): r is AgentSkillRecord => r.kind === 'agent_skill'),
-        now(),
-        (texts) => embedder.embed(texts, signal ? { signal } : {}),
-      )));
-    }
-    await embedRecords(skills, { embedder, ...(signal ? { signal } : {}) });
-    return skills;
-  }
+  const recordsForSegments = createSegmentWriter({ state, embedder, extractor, notify, newId, now });
 
   function unprocessedFor(scope: Scope, sessionId: string | null): BufferedMessage[] {
     if (!sessionId) return [];
@@ -359,33 +302,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     async delete(request) {
       const req = parseDeleteRequest(request);
       return exclusive(async () => {
-        const { scope } = req;
-        const doomed = new Set<string>();
-        // An episode takes its facts and foresight along, whichever partition it lives in.
-        const withChildren = (record: MemoryRecord) => {
-          doomed.add(record.id);
-          for (const c of state.partitions.get(partitionKey(record))?.childrenOf(record.id) ?? []) doomed.add(c.id);
-        };
-        // Someone's words can sit in another owner's records (an agent's case quotes the user):
-        // forgetting a user reaches every record in the project that names them as a sender.
-        const sameProject = (r: MemoryRecord | BufferedMessage) => r.app_id === scope.app_id && r.project_id === scope.project_id;
-        const mentions = (r: MemoryRecord) => sameProject(r) && (partitionKey(r) === partitionKey(scope) || r.sender_ids.includes(scope.owner_id));
-        if (req.memory_id) {
-          const record = ownedRecord(scope, req.memory_id);
-          if (!record) throw createError('NOT_FOUND', { details: { memory_id: req.memory_id } });
-          withChildren(record);
-        } else {
-          for (const r of state.records.values()) {
-            if (!mentions(r)) continue;
-            if (req.session_id && r.session_id !== req.session_id) continue;
-            withChildren(r);
-          }
-          for (const [, buffer] of state.buffers) {
-            const first = buffer[0];
-            if (!first || !sameProject(first) || (req.session_id && first.session_id !== req.session_id)) continue;
-            if (buffer.some((m) => m.sender_id === scope.owner_id)) for (const m of buffer) doomed.add(m.id);
-          }
-        }
+        const doomed = planDeletion(state, req);
         // Forgetting is physical: the store must not keep copies of what was deleted.
         await commit({ put: [], delete: [...doomed], purge: true });
         return { request_id: requestId(), data: { deleted_count: doomed.size } };
@@ -479,17 +396,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
 
     owners(app_id, project_id) {
       ensureOpen();
-      const out: OwnerSummary[] = [];
-      for (const partition of state.partitions.values()) {
-        // Every record of a partition shares its app, project and owner: the first one speaks for all.
-        const owner = partition.records.values().next().value;
-        if (!owner || owner.app_id !== app_id || owner.project_id !== project_id) continue;
-        const sessions = new Set<string | null>();
-        // A profile is fetched, never ranked: it gives its owner nothing to search.
-        for (const r of partition.records.values()) if (r.kind !== 'profile') sessions.add(r.session_id);
-        if (sessions.size) out.push({ owner_type: owner.owner_type, owner_id: owner.owner_id, sessions: [...sessions] });
-      }
-      return out.sort((a, b) => (a.owner_type + a.owner_id < b.owner_type + b.owner_id ? -1 : 1));
+      return state.owners(app_id, project_id);
     },
 
     peek(scope, ids) {
@@ -512,20 +419,4 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     },
   };
   return memory;
-}
-
-/** Vectors made by another model are meaningless to this one: re-embed them once, on open. */
-async function reembedIfModelChanged(store: StorageAdapter, items: StoredItem[], embedder: Embedder, onProgress?: (p: Progress) => void): Promise<void> {
-  const stale = items.filter((i): i is MemoryRecord => i.kind !== 'message' && i.kind !== 'profile' && i.vector_model !== embedder.id);
-  const known = (await store.getMeta(EMBEDDER_META)) as { id?: string } | undefined;
-  if (stale.length > 0) {
-    const BATCH = 256;
-    for (let i = 0; i < stale.length; i += BATCH) {
-      const chunk = stale.slice(i, i + BATCH);
-      await embedRecords(chunk, { embedder });
-      await store.commit({ put: chunk, delete: [] });
-      onProgress?.({ phase: 'reembed', loaded: Math.min(i + BATCH, stale.length), total: stale.length });
-    }
-  }
-  if (known?.id !== embedder.id) await store.setMeta(EMBEDDER_META, { id: embedder.id, dim: embedder.dim });
 }

@@ -32,6 +32,21 @@ export class MemoryState {
     return record?.kind === 'profile' && isOwnedBy(record, scope) ? record : undefined;
   }
 
+  /** Who holds searchable records in one app and project, with the sessions they come from. */
+  owners(app_id: string, project_id: string): { owner_type: MemoryRecord['owner_type']; owner_id: string; sessions: (string | null)[] }[] {
+    const out: { owner_type: MemoryRecord['owner_type']; owner_id: string; sessions: (string | null)[] }[] = [];
+    for (const partition of this.partitions.values()) {
+      // Every record of a partition shares its app, project and owner: the first one speaks for all.
+      const owner = partition.records.values().next().value;
+      if (!owner || owner.app_id !== app_id || owner.project_id !== project_id) continue;
+      const sessions = new Set<string | null>();
+      // A profile is fetched, never ranked: it gives its owner nothing to search.
+      for (const r of partition.records.values()) if (r.kind !== 'profile') sessions.add(r.session_id);
+      if (sessions.size) out.push({ owner_type: owner.owner_type, owner_id: owner.owner_id, sessions: [...sessions] });
+    }
+    return out.sort((a, b) => (a.owner_type + a.owner_id < b.owner_type + b.owner_id ? -1 : 1));
+  }
+
   /** Every item: records, then buffered messages. */
   items(): StoredItem[] {
     return [...this.records.values(), ...this.messages.values()];
