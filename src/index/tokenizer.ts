@@ -71,6 +71,25 @@ function termOf(word: string): string {
   return term;
 }
 
+/** Latin and unsegmented characters can share a word ("iphone用户"): each run is tokenised its own way. */
+function splitScripts(word: string, out: string[]): void {
+  let run = '';
+  let runIsUnsegmented = false;
+  const flush = () => {
+    if (!run) return;
+    if (runIsUnsegmented) pushUnsegmented(run, out);
+    else out.push(termOf(run));
+    run = '';
+  };
+  for (const ch of word) {
+    const unsegmented = UNSEGMENTED.test(ch);
+    if (unsegmented !== runIsUnsegmented) flush();
+    runIsUnsegmented = unsegmented;
+    run += ch;
+  }
+  flush();
+}
+
 /** The search terms of a text, in order, duplicates kept. */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
@@ -78,20 +97,7 @@ export function tokenize(text: string): string[] {
   for (const match of normalized.matchAll(WORD)) {
     const word = match[0];
     if (UNSEGMENTED.test(word)) {
-      // Latin and unsegmented characters can share a match ("iphone用户"): split the scripts apart.
-      let latin = '';
-      let cjk = '';
-      for (const ch of word) {
-        if (UNSEGMENTED.test(ch)) {
-          if (latin) (out.push(termOf(latin)), (latin = ''));
-          cjk += ch;
-        } else {
-          if (cjk) (pushUnsegmented(cjk, out), (cjk = ''));
-          latin += ch;
-        }
-      }
-      if (latin) out.push(termOf(latin));
-      if (cjk) pushUnsegmented(cjk, out);
+      splitScripts(word, out);
       continue;
     }
     out.push(termOf(word));
