@@ -236,8 +236,8 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
         let seq = existing.reduce((max, m) => Math.max(max, m.seq), -1) + 1;
         const incoming: BufferedMessage[] = [];
         for (const m of req.messages) {
-          // A message re-sent with the same id (a retried request) is taken once.
-          if (m.id !== undefined && seen.has(m.id)) continue;
+          // A message re-sent with the same id (a retried request) is taken once, buffered or extracted.
+          if (m.id !== undefined && (seen.has(m.id) || state.wasExtracted(req.app_id, req.project_id, req.session_id, m.id))) continue;
           if (m.id !== undefined) seen.add(m.id);
           incoming.push({
             kind: 'message', id: newId('msg'), app_id: req.app_id, project_id: req.project_id, session_id: req.session_id, seq: seq++,

@@ -13,6 +13,8 @@ export class MemoryState {
   readonly partitions = new Map<string, Partition>();
   readonly buffers = new Map<string, BufferedMessage[]>();
   private readonly messages = new Map<string, BufferedMessage>();
+  /** Per session: how many stored episodes cite each message id (so a re-sent message is known). */
+  private readonly extracted = new Map<string, Map<string, number>>();
 
   constructor(items: readonly StoredItem[] = []) {
     this.apply({ put: [...items], delete: [] });
@@ -30,6 +32,24 @@ export class MemoryState {
     const record = this.records.get(profileId(scope));
     // The id names no owner type: a user's profile must never answer for an agent of the same id.
     return record?.kind === 'profile' && isOwnedBy(record, scope) ? record : undefined;
+  }
+
+  /** Whether a message id of this session was already turned into memories (and not deleted since). */
+  wasExtracted(app_id: string, project_id: string, session_id: string, messageId: string): boolean {
+    return (this.extracted.get(bufferKey(app_id, project_id, session_id))?.get(messageId) ?? 0) > 0;
+  }
+
+  private countExtracted(record: MemoryRecord, delta: 1 | -1): void {
+    if (record.kind !== 'episode' || record.session_id === null) return;
+    const key = bufferKey(record.app_id, record.project_id, record.session_id);
+    let counts = this.extracted.get(key);
+    if (!counts) this.extracted.set(key, (counts = new Map()));
+    for (const id of record.source_message_ids) {
+      const next = (counts.get(id) ?? 0) + delta;
+      if (next > 0) counts.set(id, next);
+      else counts.delete(id);
+    }
+    if (counts.size === 0) this.extracted.delete(key);
   }
 
   /** Who holds searchable records in one app and project, with the sessions they come from. */
@@ -75,7 +95,9 @@ export class MemoryState {
     }
     const previous = this.records.get(item.id);
     if (previous && partitionKey(previous) !== partitionKey(item)) this.remove(item.id);
+    else if (previous) this.countExtracted(previous, -1); // replaced in place: its citations go with it
     this.records.set(item.id, item);
+    this.countExtracted(item, 1);
     const key = partitionKey(item);
     let partition = this.partitions.get(key);
     if (!partition) this.partitions.set(key, (partition = new Partition()));
@@ -95,6 +117,7 @@ export class MemoryState {
     const record = this.records.get(id);
     if (!record) return;
     this.records.delete(id);
+    this.countExtracted(record, -1);
     const key = partitionKey(record);
     const partition = this.partitions.get(key);
     partition?.remove(id);

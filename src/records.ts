@@ -109,6 +109,11 @@ export interface BufferedMessage {
   message_id: string | null;
 }
 
+/** The id a message is known by outside: the caller's own id when it gave one (provenance). */
+export function provenanceId(message: BufferedMessage): string {
+  return message.message_id ?? message.id;
+}
+
 /** Anything the store holds. */
 export type StoredItem = MemoryRecord | BufferedMessage;
 

@@ -9,6 +9,7 @@ import { completeJson } from '../models/llm-json.js';
 import type { Llm, ModelCallOptions } from '../models/ports.js';
 import { isoDate } from './dates.js';
 import type { ExtractedEpisode, Extraction, Extractor, Segment } from './extraction.js';
+import { provenanceId } from '../records.js';
 import { createRulesExtractor } from './rules-extractor.js';
 
 const str = { type: 'string' } as const;
@@ -119,7 +120,7 @@ export function createLlmExtractor(llm: Llm): Extractor {
         const mine = (f: LlmFact) => resolve(f.speaker) === e.owner_id;
         const provenance = (f: LlmFact) => {
           const source = segment.messages.find((m) => m.sender_id === e.owner_id && extractText(m.content).includes(f.evidence.slice(0, 40)));
-          return { timestamp: source?.timestamp ?? e.timestamp, sender_ids: [e.owner_id], source_message_ids: source ? [source.id] : e.source_message_ids };
+          return { timestamp: source?.timestamp ?? e.timestamp, sender_ids: [e.owner_id], source_message_ids: source ? [provenanceId(source)] : e.source_message_ids };
         };
         const facts = out.facts.filter(mine).map((f) => ({ content: f.content, evidence: f.evidence, ...provenance(f) }));
         const foresight = out.foresight.filter(mine).map((f) => {

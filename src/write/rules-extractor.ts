@@ -6,7 +6,7 @@
  */
 import { extractText } from '../contract/requests.js';
 import { tokenize } from '../index/tokenizer.js';
-import type { BufferedMessage } from '../records.js';
+import { provenanceId, type BufferedMessage } from '../records.js';
 import { annotateDates, findRelativeDates, isoDate } from './dates.js';
 import type { ExtractedCase, ExtractedEpisode, ExtractedForesight, ExtractedProfile, ExtractedStatement, Extraction, Extractor, Segment } from './extraction.js';
 import { profileFacts } from './profile-rules.js';
@@ -44,7 +44,7 @@ function statementsOf(message: BufferedMessage, name: string): { facts: Extracte
   const facts: ExtractedStatement[] = [];
   const foresight: ExtractedForesight[] = [];
   const profile: Record<string, unknown> = {};
-  const provenance = { timestamp: message.timestamp, sender_ids: [message.sender_id], source_message_ids: [message.id] };
+  const provenance = { timestamp: message.timestamp, sender_ids: [message.sender_id], source_message_ids: [provenanceId(message)] };
   for (const sentence of splitSentences(extractText(message.content))) {
     if (TRIVIAL.test(sentence) || sentence.split(/\s+/).length < 3 && !/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(sentence)) continue;
     const dated = annotateDates(sentence, message.timestamp);
@@ -100,7 +100,7 @@ function episodeFor(ownerType: 'user' | 'agent', ownerId: string, segment: Segme
     episode: narrative(messages),
     timestamp: first.timestamp,
     sender_ids: [...names.keys()],
-    source_message_ids: messages.map((m) => m.id),
+    source_message_ids: messages.map(provenanceId),
     facts,
     foresight,
   };
@@ -124,7 +124,7 @@ function caseFor(agentId: string, segment: Segment): ExtractedCase | null {
     key_insight: null,
     timestamp: request.timestamp,
     sender_ids: [...new Set(messages.map((m) => m.sender_id))],
-    source_message_ids: messages.map((m) => m.id),
+    source_message_ids: messages.map(provenanceId),
   };
 }
 
@@ -151,7 +151,7 @@ export function createRulesExtractor(): Extractor {
           }
         }
         if (!('name' in update) && own[0]?.sender_name) update['name'] = own[0].sender_name;
-        if (Object.keys(update).length) profiles.push({ user_id: u, update, sender_ids: [u], source_message_ids: own.map((m) => m.id) });
+        if (Object.keys(update).length) profiles.push({ user_id: u, update, sender_ids: [u], source_message_ids: own.map(provenanceId) });
       }
       const cases = users.length ? agents.map((a) => caseFor(a, segment)).filter((c): c is ExtractedCase => c !== null) : [];
       return { episodes, profiles, cases, extractor: 'rules' };

@@ -287,3 +287,23 @@ describe('add validation', () => {
     }
   });
 });
+
+describe('message ids after extraction', () => {
+  it('keeps the caller\'s message ids as provenance, and takes a re-sent message once even after extraction', async () => {
+    const { createMemory } = await import('../../src/index.js');
+    const { hashEmbedderDouble } = await import('../support/hash-embedder.js');
+    const memory = await createMemory({ embedder: hashEmbedderDouble() });
+    const message = { id: 'client-42', sender_id: 'ann', role: 'user' as const, timestamp: Date.UTC(2026, 1, 2, 9), content: 'I started learning the violin this winter.' };
+    expect((await memory.add({ session_id: 's', messages: [message] })).data.message_count).toBe(1);
+    await memory.flush({ session_id: 's' });
+    const exported = await memory.export();
+    const episode = exported.items.map((i) => JSON.parse(i)).find((i) => i.kind === 'episode');
+    expect(episode.source_message_ids).toEqual(['client-42']);
+    // A retried request after the segment was extracted: nothing is added twice.
+    expect((await memory.add({ session_id: 's', messages: [message] })).data.message_count).toBe(0);
+    expect(memory.stats().buffered_messages).toBe(0);
+    // Once that session is deleted, the same message is new again.
+    await memory.delete({ user_id: 'ann', session_id: 's' });
+    expect((await memory.add({ session_id: 's', messages: [message] })).data.message_count).toBe(1);
+  });
+});
