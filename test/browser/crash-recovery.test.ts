@@ -4,24 +4,16 @@
  * resolved. Reopened, the memory holds every resolved write exactly once and searches correctly.
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SearchResponse } from '../../src/contract/types.js';
 import { chromiumMissingFor } from '../support/browser.js';
-import { driver, startMemoryPages, value, within, type MemoryPages } from '../support/memory-pages.js';
+import { driver, useMemoryPages, value, within } from '../support/memory-pages.js';
 
 const chromiumMissing = chromiumMissingFor('test/browser/crash-recovery.test.ts');
 const TOTAL = 5_000;
 
 describe.skipIf(chromiumMissing)('killed mid-ingest', () => {
-  let pages: MemoryPages;
-
-  beforeAll(async () => {
-    pages = await startMemoryPages();
-  }, 120_000);
-
-  afterAll(async () => {
-    await pages?.close();
-  });
+  const pages = useMemoryPages();
 
   /** Starts the ingest in a tab and resolves once `killAfter` writes resolved; `resolved` keeps growing until the tab dies. */
   async function ingestUntil(context: BrowserContext, name: string, killAfter: number): Promise<{ page: Page; resolved: Set<number>; ingest: Promise<unknown>; cdp: CDPSession }> {
@@ -31,7 +23,7 @@ describe.skipIf(chromiumMissing)('killed mid-ingest', () => {
     const resolved = new Set<number>();
     // Each resolved write reports itself to Node; a report lost with the crash only makes the check weaker.
     await page.exposeFunction('reportWrite', (i: number) => void resolved.add(i));
-    await page.goto(pages.url);
+    await page.goto(pages().url);
     await page.waitForFunction(() => 'memoryPage' in globalThis);
     const d = driver(page);
     expect(value(await d.open(name)).role).toBe('host');
@@ -43,7 +35,7 @@ describe.skipIf(chromiumMissing)('killed mid-ingest', () => {
 
   async function reopenAndCheck(context: BrowserContext, name: string, resolved: Set<number>, page?: Page) {
     const known = new Set(resolved); // what Node heard of before the kill
-    const d = driver(page ?? (await pages.open(context)));
+    const d = driver(page ?? (await pages().open(context)));
     expect(value(await d.open(name)).role).toBe('host');
     const listed = await d.listKnowledge(name, 'ann');
     const titles = listed.map((k) => k.title);
@@ -70,7 +62,7 @@ describe.skipIf(chromiumMissing)('killed mid-ingest', () => {
   }
 
   it('crashes the renderer (CDP Page.crash) and recovers every resolved write, once', async () => {
-    const context = await pages.browser.newContext();
+    const context = await pages().browser.newContext();
     const { page, resolved, ingest, cdp } = await ingestUntil(context, 'crash', 1_500);
     const crashed = new Promise<void>((resolve) => page.once('crash', () => resolve()));
     const at = resolved.size;
@@ -85,7 +77,7 @@ describe.skipIf(chromiumMissing)('killed mid-ingest', () => {
   });
 
   it('closes the tab mid-ingest and recovers every resolved write, once', async () => {
-    const context = await pages.browser.newContext();
+    const context = await pages().browser.newContext();
     const { page, resolved, ingest } = await ingestUntil(context, 'closed', 1_000);
     await page.close();
     await ingest;
@@ -96,7 +88,7 @@ describe.skipIf(chromiumMissing)('killed mid-ingest', () => {
   });
 
   it('terminates the hosting worker mid-ingest; the tab reopens the memory intact', async () => {
-    const context = await pages.browser.newContext();
+    const context = await pages().browser.newContext();
     const { page, resolved, ingest } = await ingestUntil(context, 'worker', 800);
     // The worker dies without closing anything, as when the browser kills it for memory.
     expect(await page.evaluate(() => (globalThis as unknown as { memoryPage: { terminateWorkers(): number } }).memoryPage.terminateWorkers())).toBe(1);
@@ -111,6 +103,6 @@ describe.skipIf(chromiumMissing)('killed mid-ingest', () => {
   });
 
   it('left no uncaught errors in any page', () => {
-    expect(pages.pageErrors).toEqual([]);
+    expect(pages().pageErrors).toEqual([]);
   });
 });

@@ -3,22 +3,14 @@
  * a reload, errors cross the boundary with their code and details, aborts reach the worker, named
  * memories stay apart, and the storage helpers answer.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SearchResponse } from '../../src/contract/types.js';
 import { chromiumMissingFor } from '../support/browser.js';
-import { driver, startMemoryPages, value, within, type MemoryPages } from '../support/memory-pages.js';
+import { driver, useMemoryPages, value, within } from '../support/memory-pages.js';
 
 const chromiumMissing = chromiumMissingFor('test/browser/memory-worker.test.ts');
 describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
-  let pages: MemoryPages;
-
-  beforeAll(async () => {
-    pages = await startMemoryPages();
-  }, 120_000);
-
-  afterAll(async () => {
-    await pages?.close();
-  });
+  const pages = useMemoryPages();
 
   const seedKnowledge = [
     { user_id: 'ann', title: 'Wifi password', content: 'The wifi password is written on the fridge door.' },
@@ -28,7 +20,7 @@ describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
   ];
 
   it('reads back, after a reload, exactly what it answered before', async () => {
-    const page = await pages.open();
+    const page = await pages().open();
     const d = driver(page);
     const status = value(await d.open('reload'));
     expect(status.role).toBe('host');
@@ -65,7 +57,7 @@ describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
   });
 
   it('sends a 422 across comlink with its code, status and details', async () => {
-    const page = await pages.open();
+    const page = await pages().open();
     const d = driver(page);
     value(await d.open('errors'));
     const outcome = await d.call('errors', 'search', { user_id: 'ann', query: '', top_k: 0, unknown_field: 1 });
@@ -83,7 +75,7 @@ describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
   });
 
   it('carries an abort into the worker: a flush waiting behind other writes is aborted there', async () => {
-    const page = await pages.open();
+    const page = await pages().open();
     const d = driver(page);
     value(await d.open('abort'));
     value(await d.call('abort', 'add', { session_id: 's1', messages: [{ sender_id: 'ann', role: 'user', timestamp: Date.UTC(2026, 0, 5), content: 'My sister Clara lives in Porto.' }] }));
@@ -103,7 +95,7 @@ describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
   });
 
   it('keeps named memories apart in one origin, and reports progress while opening', async () => {
-    const page = await pages.open();
+    const page = await pages().open();
     const d = driver(page);
     value(await d.open('left'));
     value(await d.open('right'));
@@ -118,7 +110,7 @@ describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
   });
 
   it('asks for persistent storage and estimates usage', async () => {
-    const page = await pages.open();
+    const page = await pages().open();
     const d = driver(page);
     value(await d.open('storage'));
     value(await d.call('storage', 'upsertKnowledge', { user_id: 'ann', title: 'Something', content: 'Something worth keeping.' }));
@@ -131,7 +123,7 @@ describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
   });
 
   it('gives way when its database is deleted from elsewhere, and later calls fail with STORAGE_FAILED', async () => {
-    const page = await pages.open();
+    const page = await pages().open();
     const d = driver(page);
     value(await d.open('doomed'));
     value(await d.call('doomed', 'upsertKnowledge', { user_id: 'ann', title: 'Soon gone', content: 'This memory is about to be deleted.' }));
@@ -150,9 +142,9 @@ describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
   });
 
   it('rejects the open with MODEL_UNAVAILABLE when the model cannot be fetched, and a later open works', async () => {
-    const page = await pages.open();
+    const page = await pages().open();
     const d = driver(page);
-    const failed = await d.open('nomodel', new URL('/models/missing/model.bin', pages.url).href);
+    const failed = await d.open('nomodel', new URL('/models/missing/model.bin', pages().url).href);
     expect(failed.ok ? null : failed.error).toMatchObject({ code: 'MODEL_UNAVAILABLE', status: 503, isMemoryError: true, details: { status: 404 } });
     // The failed host released the memory's lock: the next open hosts it.
     expect(value(await d.open('nomodel')).role).toBe('host');
@@ -160,9 +152,9 @@ describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
   });
 
   it('creates the LLM inside the worker without waiting for it; a model that cannot load is a typed notice and the memory carries on', async () => {
-    const page = await pages.open();
+    const page = await pages().open();
     const d = driver(page);
-    const missing = new URL('/llm/missing/', pages.url).href;
+    const missing = new URL('/llm/missing/', pages().url).href;
     const llm = {
       provider: 'webllm' as const,
       model: 'Engram-Missing-q4f32_1-MLC',
@@ -184,6 +176,6 @@ describe.skipIf(chromiumMissing)('memory worker in Chromium', () => {
   });
 
   it('left no uncaught errors in any page', () => {
-    expect(pages.pageErrors).toEqual([]);
+    expect(pages().pageErrors).toEqual([]);
   });
 });

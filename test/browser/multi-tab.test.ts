@@ -5,28 +5,20 @@
  * closes, the other takes over with everything intact.
  */
 import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SearchResponse } from '../../src/contract/types.js';
 import { chromiumMissingFor } from '../support/browser.js';
-import { driver, startMemoryPages, value, within, type MemoryPages } from '../support/memory-pages.js';
+import { driver, useMemoryPages, value, within } from '../support/memory-pages.js';
 
 const chromiumMissing = chromiumMissingFor('test/browser/multi-tab.test.ts');
 describe.skipIf(chromiumMissing)('one memory, two tabs', () => {
-  let pages: MemoryPages;
-
-  beforeAll(async () => {
-    pages = await startMemoryPages();
-  }, 120_000);
-
-  afterAll(async () => {
-    await pages?.close();
-  });
+  const pages = useMemoryPages();
 
   async function twoTabs(name: string) {
     // One context is one browser profile: both tabs share the origin's IndexedDB and locks.
-    const context: BrowserContext = await pages.browser.newContext();
-    const first = driver(await pages.open(context));
-    const second = driver(await pages.open(context));
+    const context: BrowserContext = await pages().browser.newContext();
+    const first = driver(await pages().open(context));
+    const second = driver(await pages().open(context));
     const a = value(await first.open(name));
     const b = value(await second.open(name));
     return { context, first, second, roles: [a.role, b.role] };
@@ -59,7 +51,7 @@ describe.skipIf(chromiumMissing)('one memory, two tabs', () => {
 
     // Both tabs gone; a new tab of the same profile opens the memory from IndexedDB alone.
     for (const page of context.pages()) await page.close();
-    const fresh = driver(await pages.open(context));
+    const fresh = driver(await pages().open(context));
     expect(value(await fresh.open('busy')).role).toBe('host');
     const reread = await fresh.listKnowledge('busy', 'ann');
     expect(reread.map((k) => k.title).sort()).toEqual(listed.map((k) => k.title).sort());
@@ -79,13 +71,13 @@ describe.skipIf(chromiumMissing)('one memory, two tabs', () => {
     expect(value(await second.call('handover', 'stats'))).toMatchObject({ records: 101 });
 
     // A third tab joins the new host.
-    const third = driver(await pages.open(context));
+    const third = driver(await pages().open(context));
     expect(value(await third.open('handover')).role).toBe('follower');
     expect(titles(value(await third.call<SearchResponse>('handover', 'search', { user_id: 'ann', query: 'written once the second tab hosts', method: 'keyword' })))).toContain('After handover');
     await context.close();
   });
 
   it('left no uncaught errors in any page', () => {
-    expect(pages.pageErrors).toEqual([]);
+    expect(pages().pageErrors).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import type { MemoryChange, MemoryClient, MemoryClientOptions } from '../../src/client.js';
 import type { WorkerStatus } from '../../worker/memory.worker.js';
 import type { MemoryPage, Outcome } from '../browser/pages/memory-page.js';
@@ -89,4 +90,22 @@ export async function within(ms: number, check: () => Promise<boolean>, what: st
     if (Date.now() - start > ms) throw new Error(`${what}: not within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * One built bundle and one browser for a whole test file: call inside `describe`; the returned
+ * function gives the running pages to each test.
+ */
+export function useMemoryPages(): () => MemoryPages {
+  let pages: MemoryPages | undefined;
+  beforeAll(async () => {
+    pages = await startMemoryPages();
+  }, 120_000);
+  afterAll(async () => {
+    await pages?.close();
+  });
+  return () => {
+    if (!pages) throw new Error('the memory pages did not start');
+    return pages;
+  };
 }
