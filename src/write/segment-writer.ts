@@ -7,12 +7,14 @@
 import { isMemoryError, wrapError } from '../errors.js';
 import { profileId, type MemoryState } from '../memory-state.js';
 import type { Embedder } from '../models/ports.js';
-import { partitionKey, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type MemoryRecord, type ProfileRecord } from '../records.js';
+import { partitionKey, provenanceId, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type MemoryRecord, type ProfileRecord } from '../records.js';
 import type { Notice } from '../search/search.js';
 import type { Extraction, Extractor, Segment } from './extraction.js';
 import { embedRecords, recordsFromExtraction } from './ingest.js';
 import { createRulesExtractor } from './rules-extractor.js';
 import { learnSkills } from './skills.js';
+import { clip } from './sentences.js';
+import { extractText } from '../contract/requests.js';
 
 export interface SegmentWriterDeps {
   state: MemoryState;
@@ -28,63 +30,101 @@ export function createSegmentWriter(deps: SegmentWriterDeps): (segments: Buffere
   const { state, embedder, extractor, notify, newId, now } = deps;
   const rules = extractor.id === 'rules' ? extractor : createRulesExtractor();
 
-async function extract(segment: Segment, signal?: AbortSignal): Promise<Extraction> {
-  if (extractor === rules) return rules.extract(segment);
-  try {
-    return await extractor.extract(segment, signal ? { signal } : {});
-  } catch (error) {
-    if (signal?.aborted) throw wrapError(error, 'ABORTED');
-    const code = isMemoryError(error) ? error.code : 'MODEL_FAILED';
-    notify({ code: 'extract.fallback', message: `The ${extractor.id} extractor failed (${code}); the rules extractor was used for this segment.` });
-    const fallback = await rules.extract(segment);
-    return { ...fallback, extractor: 'rules-fallback' };
-  }
-}
-
-/** Records for closed segments; profile updates chain so two segments of one add both count. */
-async function recordsForSegments(segments: BufferedMessage[][], signal?: AbortSignal): Promise<MemoryRecord[]> {
-  const out: MemoryRecord[] = [];
-  const pendingProfiles = new Map<string, ProfileRecord>();
-  for (const messages of segments) {
-    const first = messages[0]!;
-    const segment: Segment = { id: newId('mc'), app_id: first.app_id, project_id: first.project_id, session_id: first.session_id, messages };
-    const extraction = await extract(segment, signal);
-    const records = await recordsFromExtraction(segment, extraction, {
-      embedder,
-      now: now(),
-      newId,
-      profileId,
-      profileOf: (scope) => pendingProfiles.get(profileId(scope)) ?? state.profile(scope),
-      ...(signal ? { signal } : {}),
-    });
-    for (const r of records) {
-      if (r.kind === 'profile') pendingProfiles.set(r.id, r);
-      else out.push(r);
+  /**
+   * The rules are the last line: should they ever fail on a text, the segment is still kept, as a
+   * plain episode of its transcript, and a notice says so; a message is never lost to a bug.
+   */
+  async function extractByRules(segment: Segment): Promise<Extraction> {
+    try {
+      return await rules.extract(segment);
+    } catch (error) {
+      notify({ code: 'extract.rules_failed', message: `The rules extractor failed on a segment (${error instanceof Error ? error.message : String(error)}); it was kept as a plain episode.` });
+      return transcriptOnly(segment);
     }
   }
-  return [...out, ...pendingProfiles.values(), ...(await learnedSkills(out, signal))];
-}
 
-/** Skills learned from the new cases together with each agent's earlier ones. */
-async function learnedSkills(records: MemoryRecord[], signal?: AbortSignal): Promise<AgentSkillRecord[]> {
-  const fresh = records.filter((r): r is AgentCaseRecord => r.kind === 'agent_case');
-  const byAgent = new Map<string, AgentCaseRecord[]>();
-  for (const c of fresh) byAgent.set(partitionKey(c), [...(byAgent.get(partitionKey(c)) ?? []), c]);
-  const skills: AgentSkillRecord[] = [];
-  for (const cases of byAgent.values()) {
-    const partition = state.partition(cases[0]!);
-    const existing = partition ? [...partition.records.values()] : [];
-    skills.push(...(await learnSkills(
-      cases,
-      existing.filter((r): r is AgentCaseRecord => r.kind === 'agent_case'),
-      existing.filter((r): r is AgentSkillRecord => r.kind === 'agent_skill'),
-      now(),
-      (texts) => embedder.embed(texts, signal ? { signal } : {}),
-    )));
+  async function extract(segment: Segment, signal?: AbortSignal): Promise<Extraction> {
+    if (extractor === rules) return extractByRules(segment);
+    try {
+      return await extractor.extract(segment, signal ? { signal } : {});
+    } catch (error) {
+      if (signal?.aborted) throw wrapError(error, 'ABORTED');
+      const code = isMemoryError(error) ? error.code : 'MODEL_FAILED';
+      notify({ code: 'extract.fallback', message: `The ${extractor.id} extractor failed (${code}); the rules extractor was used for this segment.` });
+      const fallback = await extractByRules(segment);
+      return { ...fallback, extractor: 'rules-fallback' };
+    }
   }
-  await embedRecords(skills, { embedder, ...(signal ? { signal } : {}) });
-  return skills;
-}
+
+  /** Records for closed segments; profile updates chain so two segments of one add both count. */
+  async function recordsForSegments(segments: BufferedMessage[][], signal?: AbortSignal): Promise<MemoryRecord[]> {
+    const out: MemoryRecord[] = [];
+    const pendingProfiles = new Map<string, ProfileRecord>();
+    for (const messages of segments) {
+      const first = messages[0]!;
+      const segment: Segment = { id: newId('mc'), app_id: first.app_id, project_id: first.project_id, session_id: first.session_id, messages };
+      const extraction = await extract(segment, signal);
+      const records = await recordsFromExtraction(segment, extraction, {
+        embedder,
+        now: now(),
+        newId,
+        profileId,
+        profileOf: (scope) => pendingProfiles.get(profileId(scope)) ?? state.profile(scope),
+        ...(signal ? { signal } : {}),
+      });
+      for (const r of records) {
+        if (r.kind === 'profile') pendingProfiles.set(r.id, r);
+        else out.push(r);
+      }
+    }
+    return [...out, ...pendingProfiles.values(), ...(await learnedSkills(out, signal))];
+  }
+
+  /** Skills learned from the new cases together with each agent's earlier ones. */
+  async function learnedSkills(records: MemoryRecord[], signal?: AbortSignal): Promise<AgentSkillRecord[]> {
+    const fresh = records.filter((r): r is AgentCaseRecord => r.kind === 'agent_case');
+    const byAgent = new Map<string, AgentCaseRecord[]>();
+    for (const c of fresh) byAgent.set(partitionKey(c), [...(byAgent.get(partitionKey(c)) ?? []), c]);
+    const skills: AgentSkillRecord[] = [];
+    for (const cases of byAgent.values()) {
+      const partition = state.partition(cases[0]!);
+      const existing = partition ? [...partition.records.values()] : [];
+      skills.push(...(await learnSkills(
+        cases,
+        existing.filter((r): r is AgentCaseRecord => r.kind === 'agent_case'),
+        existing.filter((r): r is AgentSkillRecord => r.kind === 'agent_skill'),
+        now(),
+        (texts) => embedder.embed(texts, signal ? { signal } : {}),
+      )));
+    }
+    await embedRecords(skills, { embedder, ...(signal ? { signal } : {}) });
+    return skills;
+  }
 
   return recordsForSegments;
+}
+
+/** A segment as one plain episode per participant who is a user (else per assistant), no facts. */
+function transcriptOnly(segment: Segment): Extraction {
+  const messages = segment.messages;
+  const text = messages.map((m) => `${m.sender_name || m.sender_id}: ${extractText(m.content)}`).join('\n');
+  const users = [...new Set(messages.filter((m) => m.role === 'user').map((m) => m.sender_id))];
+  const owners = users.length ? users.map((id) => ['user', id] as const) : [...new Set(messages.map((m) => m.sender_id))].map((id) => ['agent', id] as const);
+  return {
+    episodes: owners.map(([owner_type, owner_id]) => ({
+      owner_type,
+      owner_id,
+      subject: clip(text, 100),
+      summary: `Conversation of ${messages.length} message${messages.length === 1 ? '' : 's'}.`,
+      episode: text,
+      timestamp: messages[0]!.timestamp,
+      sender_ids: [...new Set(messages.map((m) => m.sender_id))],
+      source_message_ids: messages.map(provenanceId),
+      facts: [],
+      foresight: [],
+    })),
+    profiles: [],
+    cases: [],
+    extractor: 'transcript',
+  };
 }
