@@ -35,6 +35,7 @@ export async function createFileStore(dir: string, options: FileStoreOptions = {
   let goodBytes = 0;
   try {
     const text = await fs.readFile(logPath, 'utf8');
+    const totalBytes = Buffer.byteLength(text, 'utf8');
     let offset = 0;
     for (const line of text.split('\n')) {
       const end = offset + Buffer.byteLength(line, 'utf8') + 1;
@@ -55,9 +56,9 @@ export async function createFileStore(dir: string, options: FileStoreOptions = {
       }
       lines++;
       offset = end;
-      goodBytes = Math.min(end, Buffer.byteLength(text, 'utf8'));
+      goodBytes = Math.min(end, totalBytes);
     }
-    if (goodBytes < Buffer.byteLength(text, 'utf8')) await fs.truncate(logPath, goodBytes);
+    if (goodBytes < totalBytes) await fs.truncate(logPath, goodBytes);
   } catch (error) {
     if ((error as { code?: string }).code !== 'ENOENT') throw wrapError(error, 'STORAGE_FAILED', 'cannot read the memory log');
   }
