@@ -75,7 +75,9 @@ function narrative(messages: BufferedMessage[]): string {
   return `On ${isoDate(first.timestamp)}: ${lines.filter(Boolean).join('\n')}`;
 }
 
-function episodeFor(ownerType: 'user' | 'agent', ownerId: string, segment: Segment, names: Map<string, string>): ExtractedEpisode {
+type Statements = ReturnType<typeof statementsOf>;
+
+function episodeFor(ownerType: 'user' | 'agent', ownerId: string, segment: Segment, names: Map<string, string>, statementsFor: (m: BufferedMessage) => Statements): ExtractedEpisode {
   const messages = segment.messages;
   const first = messages[0]!;
   const userMessages = messages.filter((m) => m.role === 'user');
@@ -87,7 +89,7 @@ function episodeFor(ownerType: 'user' | 'agent', ownerId: string, segment: Segme
   const facts: ExtractedStatement[] = [];
   const foresight: ExtractedForesight[] = [];
   for (const message of ownerMessages) {
-    const out = statementsOf(message, ownerName);
+    const out = statementsFor(message);
     facts.push(...out.facts);
     foresight.push(...out.foresight);
   }
@@ -138,15 +140,22 @@ export function createRulesExtractor(): Extractor {
       for (const m of messages) if (!names.has(m.sender_id)) names.set(m.sender_id, speakerName(m));
       const users = [...new Set(messages.filter((m) => m.role === 'user').map((m) => m.sender_id))];
       const agents = [...new Set(messages.filter((m) => m.role === 'assistant').map((m) => m.sender_id))];
-      const episodes: ExtractedEpisode[] = users.map((u) => episodeFor('user', u, segment, names));
+      // Each message is read once; its episode and its owner's profile both use the result.
+      const read = new Map<BufferedMessage, Statements>();
+      const statementsFor = (m: BufferedMessage): Statements => {
+        let out = read.get(m);
+        if (!out) read.set(m, (out = statementsOf(m, names.get(m.sender_id) ?? m.sender_id)));
+        return out;
+      };
+      const episodes: ExtractedEpisode[] = users.map((u) => episodeFor('user', u, segment, names, statementsFor));
       // A segment with no user in it still becomes memory: the agent's own episode.
-      if (users.length === 0) for (const a of agents) episodes.push(episodeFor('agent', a, segment, names));
+      if (users.length === 0) for (const a of agents) episodes.push(episodeFor('agent', a, segment, names, statementsFor));
       const profiles: ExtractedProfile[] = [];
       for (const u of users) {
         const update: Record<string, unknown> = {};
         const own = messages.filter((m) => m.sender_id === u);
         for (const m of own) {
-          for (const [key, value] of Object.entries(statementsOf(m, names.get(u) ?? u).profile)) {
+          for (const [key, value] of Object.entries(statementsFor(m).profile)) {
             update[key] = Array.isArray(value) ? [...((update[key] as string[] | undefined) ?? []), ...value] : value;
           }
         }
