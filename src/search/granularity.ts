@@ -3,8 +3,8 @@
  * order) form the list; then, candidates taken best-first, up to 3 facts of each compete: a fact
  * enters while the list is not full or when its score beats the lowest score in the list, and
  * replaces its parent episode there. If the parent is in the list, the fact takes its place; if
- * not, the fact evicts the lowest item and comes back under its parent. Survivors are returned as episodes, winning facts nested under their parent,
- * which carries its best fact's score. A precise question (one fact holds the evidence) gets the
+ * not, the fact evicts the lowest item and comes back under its parent. Survivors are returned as
+ * episodes, winning facts nested under their parent, which carries its best fact's score. A precise question (one fact holds the evidence) gets the
  * fact; a broad one (the evidence is spread over the conversation) gets the whole episode.
  *
  * A place holds one episode with whichever of its facts won, so `size` is the number of episode
