@@ -73,7 +73,10 @@ export function describeError(error: unknown): string {
 
 /** A score as the contract gives it, with 3 decimals (raw BM25 can exceed 1). */
 export function formatScore(score: number | null | undefined): string {
-  return typeof score === 'number' ? score.toFixed(3) : '—';
+  if (typeof score !== 'number') return '—';
+  // Calibrated scores are probabilities and often tiny: "0.000" would read as "no evidence at all".
+  if (score > 0 && score < 0.001) return '<0.001';
+  return score.toFixed(3);
 }
 
 /** An ISO timestamp or epoch ms as a short UTC date and time. */
