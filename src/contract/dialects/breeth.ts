@@ -22,7 +22,7 @@ import { createError, isMemoryError, type ValidationDetail } from '../../errors.
 import { DEFAULT_SCOPE, MAX_QUERY_LENGTH, SCOPE_ID_PATTERN, type Scope } from '../requests.js';
 import { keywords } from './keywords.js';
 import type { DialectRoute } from './routes.js';
-import { clip, hitsOf, json, ownerFields, type Hit } from './shared.js';
+import { clip, hitsOf, json, ownerFields, searchRoute, type Hit } from './shared.js';
 
 export const BREETH_SEARCH_PATH = '/v1/search';
 export const BREETH_DEFAULT_GROUP = 'default';
@@ -222,16 +222,5 @@ function checkOptions(options: BreethOptions): BreethOptions {
 /** The `POST /v1/search` route for a handler; checks the options now. */
 export function createBreethRoute(options: BreethOptions): DialectRoute {
   const config = checkOptions(options);
-  return async (request, context) => {
-    try {
-      if (request.method !== 'POST') throw createError('METHOD_NOT_ALLOWED');
-      if (config.authorize && !(await config.authorize(request))) throw createError('UNAUTHENTICATED');
-      const body = await context.readJson(request);
-      const memory = await context.memory(request, body);
-      return json(200, await breethSearch(memory, body, config, request.signal));
-    } catch (error) {
-      if (!isMemoryError(error)) context.onError?.(error);
-      return breethErrorResponse(error);
-    }
-  };
+  return searchRoute(config.authorize, (memory, body, signal) => breethSearch(memory, body, config, signal), breethErrorResponse);
 }

@@ -3,6 +3,8 @@
  * return one list of memories, not episodes with nested facts), and small response helpers.
  */
 import type { Memory, RecordView } from '../../engine.js';
+import { createError, isMemoryError } from '../../errors.js';
+import type { DialectRoute } from './routes.js';
 import type { Scope } from '../requests.js';
 import type { SearchData } from '../types.js';
 
@@ -58,3 +60,27 @@ export function clip(text: string, max: number): string {
 /** A JSON response. */
 export const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+/**
+ * The skeleton every dialect route shares: POST only, the host's credential check, the bounded
+ * JSON body, the memory for the request, then the dialect's own search; any failure is rendered
+ * in the dialect's error shape (and a non-catalog one reported to the host as a bug).
+ */
+export function searchRoute(
+  authorize: ((request: Request) => boolean | Promise<boolean>) | undefined,
+  search: (memory: Memory, body: unknown, signal: AbortSignal) => Promise<unknown>,
+  renderError: (error: unknown) => Response,
+): DialectRoute {
+  return async (request, context) => {
+    try {
+      if (request.method !== 'POST') throw createError('METHOD_NOT_ALLOWED');
+      if (authorize && !(await authorize(request))) throw createError('UNAUTHENTICATED');
+      const body = await context.readJson(request);
+      const memory = await context.memory(request, body);
+      return json(200, await search(memory, body, request.signal));
+    } catch (error) {
+      if (!isMemoryError(error)) context.onError?.(error);
+      return renderError(error);
+    }
+  };
+}

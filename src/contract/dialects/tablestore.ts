@@ -19,7 +19,7 @@ import { roundScore } from '../../search/scores.js';
 import type { FilterNode } from '../types.js';
 import { SCOPE_ID_PATTERN, type Scope } from '../requests.js';
 import type { DialectRoute } from './routes.js';
-import { byScore, hitsOf, json, ownerFields, type Hit } from './shared.js';
+import { byScore, hitsOf, json, ownerFields, searchRoute, type Hit } from './shared.js';
 import {
   conversationKey, conversationScopes, filterMatches, parseScope, parseScopeFilter, scopeMatches,
   type ConversationScope, type Issue, type ScopeFilter, type TablestoreScope,
@@ -305,17 +305,6 @@ export function tablestoreErrorResponse(error: unknown): Response {
 
 /** The `POST /SearchMemories` route for a handler. */
 export function createTablestoreRoute(options: TablestoreOptions): DialectRoute {
-  return async (request, context) => {
-    try {
-      if (request.method !== 'POST') throw createError('METHOD_NOT_ALLOWED');
-      if (options.authorize && !(await options.authorize(request))) throw createError('UNAUTHENTICATED');
-      const body = await context.readJson(request);
-      const memory = await context.memory(request, body);
-      return json(200, await searchMemories(memory, body, options, request.signal));
-    } catch (error) {
-      if (!isMemoryError(error)) context.onError?.(error);
-      return tablestoreErrorResponse(error);
-    }
-  };
+  return searchRoute(options.authorize, (memory, body, signal) => searchMemories(memory, body, options, signal), tablestoreErrorResponse);
 }
 
