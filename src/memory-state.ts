@@ -88,8 +88,11 @@ export class MemoryState {
       this.messages.set(item.id, item);
       const key = bufferKey(item.app_id, item.project_id, item.session_id);
       const list = this.buffers.get(key) ?? [];
-      list.push(item);
-      list.sort((a, b) => a.timestamp - b.timestamp || a.seq - b.seq);
+      // Messages mostly arrive in order: walk back from the end instead of re-sorting the buffer
+      // for every message (a 500-message add would sort it 500 times).
+      let at = list.length;
+      while (at > 0 && (list[at - 1]!.timestamp > item.timestamp || (list[at - 1]!.timestamp === item.timestamp && list[at - 1]!.seq > item.seq))) at--;
+      list.splice(at, 0, item);
       this.buffers.set(key, list);
       return;
     }
