@@ -89,6 +89,28 @@ export async function createIndexedDbStore(name: string, options: IndexedDbStore
     }
   }
 
+  /**
+   * Queues `work` in one readwrite transaction and resolves once it committed. A request that
+   * throws while being queued (a value that cannot be cloned) aborts the transaction, so the
+   * requests queued before it never land.
+   */
+  async function writeAll(name: typeof ITEMS | typeof META, work: (store: ReturnType<ReturnType<typeof writeTransaction>['objectStore']>) => void, queueFailure: string, commitFailure: string): Promise<void> {
+    const tx = writeTransaction(name);
+    const done = settled(tx);
+    try {
+      work(tx.objectStore(name));
+    } catch (error) {
+      abort(tx);
+      done.catch(() => undefined);
+      throw storageError(error, queueFailure);
+    }
+    try {
+      await done;
+    } catch (error) {
+      throw storageError(error, commitFailure);
+    }
+  }
+
   return {
     kind: 'indexeddb',
 
@@ -109,25 +131,11 @@ export async function createIndexedDbStore(name: string, options: IndexedDbStore
       ensureOpen();
       if (batch.put.length === 0 && batch.delete.length === 0) return;
       writes++;
-      const tx = writeTransaction(ITEMS);
-      const done = settled(tx);
-      try {
+      await writeAll(ITEMS, (store) => {
         // Raw requests: one promise per item would cost more than the writes at 10k items.
-        const store = tx.objectStore(ITEMS);
         for (const id of batch.delete) store.delete(id);
         for (const item of batch.put) store.put(ownVector(item));
-      } catch (error) {
-        // A value that cannot be cloned throws here, with earlier requests of the batch queued:
-        // aborting is what keeps them from landing.
-        abort(tx);
-        done.catch(() => undefined);
-        throw storageError(error, 'cannot write the batch; nothing was written');
-      }
-      try {
-        await done;
-      } catch (error) {
-        throw storageError(error, 'the batch was not written');
-      }
+      }, 'cannot write the batch; nothing was written', 'the batch was not written');
     },
 
     async getMeta(key) {
@@ -141,20 +149,9 @@ export async function createIndexedDbStore(name: string, options: IndexedDbStore
 
     async setMeta(key, value) {
       ensureOpen();
-      const tx = writeTransaction(META);
-      const done = settled(tx);
-      try {
-        tx.objectStore(META).put(value, key);
-      } catch (error) {
-        abort(tx);
-        done.catch(() => undefined);
-        throw storageError(error, 'cannot write metadata');
-      }
-      try {
-        await done;
-      } catch (error) {
-        throw storageError(error, 'metadata was not written');
-      }
+      await writeAll(META, (store) => {
+        store.put(value, key);
+      }, 'cannot write metadata', 'metadata was not written');
     },
 
     async estimate() {
