@@ -21,6 +21,7 @@ import { partitionKey, searchText, type AgentCaseRecord, type AgentSkillRecord, 
 import { runSearch, type Notice, type SearchTrace } from './search/search.js';
 import type { StorageAdapter, StoreBatch } from './store/port.js';
 import { createMemoryStore } from './store/memory-store.js';
+import { openStore, type EncryptionOptions } from './store/sealed-store.js';
 import { segmentMessages } from './write/boundary.js';
 import type { Extractor } from './write/extraction.js';
 import { embedRecords } from './write/ingest.js';
@@ -43,6 +44,8 @@ export interface Progress {
 export interface MemoryOptions {
   /** Where records live. Default: in memory only (nothing survives `close`). */
   store?: StorageAdapter;
+  /** Seal everything the store keeps (AES-256-GCM) under a key or passphrase; see docs/encryption.md. An encrypted store refuses to open without it. */
+  encryption?: EncryptionOptions;
   /** The embedding model. Required: use `createDefaultEmbedder()` for the bundled on-device model. */
   embedder: Embedder;
   /** Optional reranker for agentic round 1 / 2 and hybrid skills. */
@@ -128,7 +131,7 @@ export interface ImportOptions extends CallOptions {
 /** Opens a memory over a store (loading and, if the embedding model changed, re-embedding it). */
 export async function createMemory(options: MemoryOptions): Promise<Memory> {
   if (!options?.embedder) throw createError('MODEL_UNAVAILABLE', { message: 'createMemory needs an embedder: pass createDefaultEmbedder() for the bundled model' });
-  const store = options.store ?? createMemoryStore();
+  const store = await openStore(options.store ?? createMemoryStore(), options.encryption);
   const embedder = options.embedder;
   const reranker = options.reranker ?? null;
   const llm = options.llm ?? null;

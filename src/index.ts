@@ -18,6 +18,8 @@ export type { ErrorCode, ValidationDetail } from './errors.js';
 export type { Embedder, Reranker, Llm, LlmRequest, ChatMessage } from './models/ports.js';
 export type { StorageAdapter, StoreBatch } from './store/port.js';
 export { createMemoryStore } from './store/memory-store.js';
+export { createSealedStore } from './store/sealed-store.js';
+export type { EncryptionOptions } from './store/sealed-store.js';
 export { createFetchHandler, errorResponse } from './http/handler.js';
 export type { OwnerSummary, RecordView } from './engine.js';
 export type { DialectOptions } from './contract/dialects/routes.js';
