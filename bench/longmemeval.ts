@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { createMemory, type Embedder, type Memory, type SearchEpisodeItem } from '../src/index.js';
+import { createMemory, type Embedder, type Memory, type MemoryOptions, type SearchEpisodeItem } from '../src/index.js';
 
 export interface Turn {
   role: 'user' | 'assistant';
@@ -89,23 +89,81 @@ export const BM25_REPLICATION: Omit<Metrics, 'questions'> = {
 };
 
 /**
- * A question's own memory, built through the public API as the protocol says: each haystack
- * session's user turns, dated, added and flushed. Session ids in the data carry characters
- * outside the scope alphabet, so session i is stored as `s<i>`.
+ * Which turns a haystack memory holds. `user`: the paper's protocol, user turns only. `all`: both
+ * sides of every session, the assistant as a second participant (`assistant`), so questions about
+ * what the other side said (single-session-assistant) have their evidence in the memory, but in
+ * turns the searched owner did not speak.
  */
-export async function haystackMemory(dataset: Dataset, q: Question, embedder: Embedder): Promise<Memory> {
-  const memory = await createMemory({ embedder });
+export type Protocol = 'user' | 'all';
+
+/** The turns of session `sessionId` a protocol adds, in order, with their index in the session. */
+export function protocolTurns(dataset: Dataset, sessionId: string, protocol: Protocol): { turn: Turn; index: number }[] {
+  return (dataset.sessions[sessionId] ?? [])
+    .map((turn, index) => ({ turn, index }))
+    .filter(({ turn }) => (protocol === 'all' || turn.role === 'user') && turn.content.trim());
+}
+
+/**
+ * A question's own memory, built through the public API as the protocol says: each haystack
+ * session's turns, dated, added and flushed. Session ids in the data carry characters outside the
+ * scope alphabet, so session i is stored as `s<i>`.
+ */
+export async function haystackMemory(dataset: Dataset, q: Question, embedder: Embedder, protocol: Protocol = 'user', options: Omit<MemoryOptions, 'embedder'> = {}): Promise<Memory> {
+  const memory = await createMemory({ ...options, embedder });
   for (const [i, sessionId] of q.haystack_session_ids.entries()) {
     const at = parseHaystackDate(q.haystack_dates[i]!);
-    const turns = (dataset.sessions[sessionId] ?? []).filter((t) => t.role === 'user' && t.content.trim());
+    const turns = protocolTurns(dataset, sessionId, protocol);
     if (turns.length === 0) continue;
     await memory.add({
       session_id: `s${i}`,
-      messages: turns.map((t, j) => ({ sender_id: 'user', role: 'user' as const, timestamp: at + j * 1000, content: t.content })),
+      messages: turns.map(({ turn, index }) => ({
+        id: `s${i}t${index}`,
+        sender_id: turn.role === 'user' ? 'user' : 'assistant',
+        role: turn.role,
+        timestamp: at + index * 1000,
+        content: turn.content,
+      })),
     });
     await memory.flush({ session_id: `s${i}` });
   }
   return memory;
+}
+
+/**
+ * The fixed split by question id: FNV-1a of the id, even → `fit` (constants are chosen on these),
+ * odd → `report` (numbers are reported on these). About half each, the same on every run.
+ */
+export function questionHalf(questionId: string): 'fit' | 'report' {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < questionId.length; i++) {
+    h ^= questionId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % 2 === 0 ? 'fit' : 'report';
+}
+
+/** Whitespace-folded, lower-case text, for finding a turn's words inside returned text. */
+export function foldText(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/** The evidence turns (`has_answer`) of a question that the protocol put into the memory, folded. */
+export function evidenceTurns(dataset: Dataset, q: Question, protocol: Protocol): string[] {
+  const out: string[] = [];
+  for (const sessionId of q.haystack_session_ids) {
+    for (const { turn } of protocolTurns(dataset, sessionId, protocol)) if (turn.has_answer) out.push(foldText(turn.content));
+  }
+  return out;
+}
+
+/**
+ * Turn-level recall at k: the share of evidence turns whose words appear in the top-k returned
+ * episodes (their episode text or their nested facts). Null when the protocol holds no evidence turn.
+ */
+export function turnRecall(evidence: readonly string[], episodes: readonly SearchEpisodeItem[], k: number): number | null {
+  if (evidence.length === 0) return null;
+  const text = foldText(episodes.slice(0, k).map((e) => `${e.episode}\n${e.atomic_facts.map((f) => f.content).join('\n')}`).join('\n'));
+  return evidence.filter((turn) => text.includes(turn)).length / evidence.length;
 }
 
 /** The haystack session ids of retrieved episodes, first occurrence first. */

@@ -1,62 +1,169 @@
 /**
- * `npm run bench:quality`: LongMemEval-S through Engram's public API with the paper's protocol.
- * Each question is its own memory: its haystack sessions are added (user turns only, dated) and
- * flushed, then the question is searched with each method; retrieved episodes count for their
- * session. Prints recall_all@5/10 and ndcg_any@5/10 per method next to the BM25 replication.
+ * `npm run bench:quality`: LongMemEval-S through Engram's public API, two protocols, on the fixed
+ * half of the questions that no constant was fitted on.
  *
- *   npm run bench:quality -- [--limit N] [--methods keyword,vector,hybrid] [--contract-defaults] [--json]
+ *   (a) `user`: the paper's protocol, user turns only, every non-abstention question (468);
+ *   (b) `all`:  both sides of every session (the assistant as a second participant), every
+ *               non-abstention question; single-session-assistant questions then have their
+ *               evidence in turns the searched owner did not speak.
  *
- * By default each search asks for top_k 10 with radius 0 (every vector hit may compete);
- * `--contract-defaults` sends only the query, so top_k -1 and the automatic radius apply.
+ * Each question is its own memory: its haystack sessions are added (dated) and flushed, then the
+ * question is searched with each method; retrieved episodes count for their session. Prints, per
+ * protocol: session-level recall_all@5/10 and ndcg_any@5/10 per method next to a stemmed BM25
+ * baseline over the same sessions (Orama with the English stemmer and stop words, the way a
+ * competent user sets it up), the same per question type, turn-level recall from the `has_answer`
+ * labels, and a reliability table of the hybrid scores on the wire (episodes and nested facts).
+ *
+ *   npm run bench:quality -- [--protocol a|b|both] [--half report|fit|all] [--limit N]
+ *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
+ *
+ * Data: LongMemEval-S (cleaned), MIT licence, expected at ../shared/data/longmemeval_s_dedup.json.gz
+ * (see that folder's README for where it comes from); `--data PATH` points elsewhere.
+ * By default each search asks for top_k 10 with radius 0; `--contract-defaults` sends only the query.
  */
 import { parseArgs } from 'node:util';
-import type { SearchMethod } from '../src/index.js';
+import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
+import { stemmer } from '@orama/stemmers/english';
+import { stopwords } from '@orama/stopwords/english';
+import type { SearchEpisodeItem, SearchMethod } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
-import { BM25_REPLICATION, haystackMemory, isAbstention, loadDataset, rankedSessions, score, type Metrics } from './longmemeval.js';
+import {
+  BM25_REPLICATION, evidenceTurns, haystackMemory, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, turnRecall,
+  type Dataset, type Metrics, type Protocol, type Question,
+} from './longmemeval.js';
 
 const { values } = parseArgs({
   options: {
+    protocol: { type: 'string', default: 'both' },
+    half: { type: 'string', default: 'report' },
     limit: { type: 'string' },
-    methods: { type: 'string', default: 'keyword,vector,hybrid' },
+    methods: { type: 'string', default: 'keyword,vector,hybrid,agentic' },
     json: { type: 'boolean', default: false },
     data: { type: 'string' },
     'contract-defaults': { type: 'boolean', default: false },
   },
 });
 
+const PROTOCOLS: Record<string, Protocol[]> = { a: ['user'], b: ['all'], both: ['user', 'all'] };
+const protocols = PROTOCOLS[values.protocol!];
+if (!protocols) throw new Error(`--protocol must be a, b or both, not ${values.protocol}`);
+if (!['fit', 'report', 'all'].includes(values.half!)) throw new Error(`--half must be fit, report or all, not ${values.half}`);
 const methods = values.methods!.split(',') as SearchMethod[];
+const BASELINE = 'bm25 (stemmed)';
+
+process.stderr.write('LongMemEval-S: loading ../shared/data/longmemeval_s_dedup.json.gz (or --data PATH)\n');
 const dataset = await loadDataset(values.data);
-let questions = dataset.questions.filter((q) => !isAbstention(q));
+let questions = dataset.questions.filter((q) => !isAbstention(q) && (values.half === 'all' || questionHalf(q.question_id) === values.half));
 if (values.limit) questions = questions.slice(0, Number(values.limit));
 const embedder = await createDefaultEmbedder();
-const results = new Map<SearchMethod, { ranked: string[]; relevant: string[]; type: string }[]>(methods.map((m) => [m, []]));
+
+interface Outcome {
+  ranked: string[];
+  relevant: string[];
+  type: string;
+  turn5: number | null;
+  turn10: number | null;
+}
+
+/** Stemmed BM25 over the protocol's sessions (one document per session), the baseline to beat. */
+async function bm25Sessions(ds: Dataset, q: Question, protocol: Protocol): Promise<string[]> {
+  const db = create({ schema: { text: 'string' } as const, components: { tokenizer: { stemming: true, stemmer, stopWords: stopwords } } });
+  const docs = [...new Set(q.haystack_session_ids)]
+    .map((id) => ({ id, text: protocolTurns(ds, id, protocol).map(({ turn }) => turn.content).join('\n') }))
+    .filter((d) => d.text.trim());
+  await insertMultiple(db, docs);
+  const hits = await oramaSearch(db, { term: q.question, limit: 10 });
+  return hits.hits.map((h) => h.document.id as string);
+}
+
+const bucketOf = (s: number) => Math.min(9, Math.floor(s * 10));
+const report: Record<string, unknown> = {};
 const started = performance.now();
-let searchMs = 0;
 
-for (const [qi, q] of questions.entries()) {
-  const memory = await haystackMemory(dataset, q, embedder);
-  for (const method of methods) {
-    const t0 = performance.now();
-    const params = values['contract-defaults'] ? {} : { top_k: 10, radius: 0 };
-    const { data } = await memory.search({ user_id: 'user', query: q.question, method, ...params });
-    searchMs += performance.now() - t0;
-    results.get(method)!.push({ ranked: rankedSessions(q, data.episodes), relevant: q.answer_session_ids, type: q.question_type });
+for (const protocol of protocols) {
+  const outcomes = new Map<string, Outcome[]>([...methods, BASELINE].map((m) => [m, []]));
+  // Reliability of hybrid's wire scores: per 0.1 bucket, [sum of scores, hits, count], episodes and facts.
+  const reliability = { episode: Array.from({ length: 10 }, () => [0, 0, 0]), fact: Array.from({ length: 10 }, () => [0, 0, 0]) };
+  let searchMs = 0;
+  for (const [qi, q] of questions.entries()) {
+    const memory = await haystackMemory(dataset, q, embedder, protocol);
+    const evidence = evidenceTurns(dataset, q, protocol);
+    const answers = new Set(q.answer_session_ids);
+    for (const method of methods) {
+      const t0 = performance.now();
+      const params = values['contract-defaults'] ? {} : { top_k: 10, radius: 0 };
+      const { data } = await memory.search({ user_id: 'user', query: q.question, method, ...params });
+      searchMs += performance.now() - t0;
+      const episodes: SearchEpisodeItem[] = data.episodes;
+      outcomes.get(method)!.push({
+        ranked: rankedSessions(q, episodes), relevant: q.answer_session_ids, type: q.question_type,
+        turn5: turnRecall(evidence, episodes, 5), turn10: turnRecall(evidence, episodes, 10),
+      });
+      if (method === 'hybrid') {
+        for (const e of episodes) {
+          const hit = answers.has(q.haystack_session_ids[Number(e.session_id!.slice(1))]!) ? 1 : 0;
+          for (const [kind, s] of [['episode', e.score], ...e.atomic_facts.map((f) => ['fact', f.score] as const)] as const) {
+            const b = reliability[kind][bucketOf(s)]!;
+            b[0]! += s;
+            b[1]! += hit;
+            b[2]! += 1;
+          }
+        }
+      }
+    }
+    await memory.close();
+    outcomes.get(BASELINE)!.push({ ranked: await bm25Sessions(dataset, q, protocol), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
+    if ((qi + 1) % 10 === 0) process.stderr.write(`  protocol ${protocol}: ${qi + 1}/${questions.length} questions, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   }
-  await memory.close();
-  if (!values.json && (qi + 1) % 50 === 0) process.stderr.write(`  ${qi + 1}/${questions.length} questions\n`);
+
+  const types = [...new Set(questions.map((q) => q.question_type))].sort();
+  const perMethod: Record<string, Metrics & { turn_recall_at_5: number | null; turn_recall_at_10: number | null; by_type: Record<string, Metrics> }> = {};
+  for (const [method, list] of outcomes) {
+    const turns5 = list.map((o) => o.turn5).filter((x): x is number => x !== null);
+    const turns10 = list.map((o) => o.turn10).filter((x): x is number => x !== null);
+    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+    perMethod[method] = {
+      ...score(list),
+      turn_recall_at_5: mean(turns5),
+      turn_recall_at_10: mean(turns10),
+      by_type: Object.fromEntries(types.map((t) => [t, score(list.filter((o) => o.type === t))])),
+    };
+  }
+  const table = (rows: number[][]) => rows.map((b, i) => ({ bucket: `${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)}`, mean_score: b[2] ? b[0]! / b[2] : null, hit_rate: b[2] ? b[1]! / b[2] : null, count: b[2]! }));
+  const calibration = {
+    episode: table(reliability.episode),
+    fact: table(reliability.fact),
+    all: table(reliability.episode.map((b, i) => b.map((x, j) => x + reliability.fact[i]![j]!))),
+  };
+  report[protocol] = { questions: questions.length, methods: perMethod, calibration, ms_per_search: searchMs / Math.max(1, questions.length * methods.length) };
+
+  if (!values.json) {
+    const f = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
+    const name = protocol === 'user' ? '(a) user turns' : '(b) all turns, both sides';
+    console.log(`\nLongMemEval-S, protocol ${name}, ${values.half} half, ${questions.length} questions, session level; embedder ${embedder.id}; ${(searchMs / Math.max(1, questions.length * methods.length)).toFixed(1)} ms/search`);
+    console.log('method            R_all@5  R_all@10  nDCG@5  nDCG@10  turn@5  turn@10');
+    for (const [method, m] of Object.entries(perMethod)) {
+      console.log(`${method.padEnd(17)} ${f(m.recall_all_at_5)}    ${f(m.recall_all_at_10)}     ${f(m.ndcg_any_at_5)}   ${f(m.ndcg_any_at_10)}   ${f(m.turn_recall_at_5)}  ${f(m.turn_recall_at_10)}`);
+    }
+    if (protocol === 'user') {
+      const b = BM25_REPLICATION;
+      console.log(`${'BM25 (paper repl.)'.padEnd(17)} ${f(b.recall_all_at_5)}    ${f(b.recall_all_at_10)}     ${f(b.ndcg_any_at_5)}   ${f(b.ndcg_any_at_10)}   (all 470 questions, published)`);
+    }
+    console.log(`\nR_all@10 / nDCG@10 per question type (${name})`);
+    console.log(`${'type'.padEnd(27)} ${'n'.padStart(4)}  ${[...outcomes.keys()].map((m) => m.padEnd(15)).join(' ')}`);
+    for (const t of types) {
+      const n = questions.filter((q) => q.question_type === t).length;
+      console.log(`${t.padEnd(27)} ${String(n).padStart(4)}  ${[...outcomes.keys()].map((m) => `${f(perMethod[m]!.by_type[t]!.recall_all_at_10)} / ${f(perMethod[m]!.by_type[t]!.ndcg_any_at_10)}`.padEnd(15)).join(' ')}`);
+    }
+    if (methods.includes('hybrid')) {
+      console.log(`\nReliability of hybrid scores on the wire (${name}): an item is a hit when its session holds the answer`);
+      console.log('bucket    episodes: mean  hit   n     facts: mean  hit   n     all: mean  hit   n');
+      for (let i = 0; i < 10; i++) {
+        const cell = (r: { mean_score: number | null; hit_rate: number | null; count: number }) => `${f(r.mean_score)} ${f(r.hit_rate)} ${String(r.count).padStart(5)}`;
+        console.log(`${calibration.episode[i]!.bucket}   ${cell(calibration.episode[i]!)}   ${cell(calibration.fact[i]!)}   ${cell(calibration.all[i]!)}`);
+      }
+    }
+  }
 }
 
-const report: Record<string, Metrics> = {};
-for (const [method, list] of results) report[method] = score(list);
-const elapsed = (performance.now() - started) / 1000;
-
-if (values.json) {
-  console.log(JSON.stringify({ dataset: 'LongMemEval-S', protocol: 'user turns, session level', questions: questions.length, embedder: embedder.id, methods: report, bm25_replication: BM25_REPLICATION, seconds: elapsed }));
-} else {
-  const f = (x: number) => x.toFixed(3);
-  console.log(`LongMemEval-S, ${questions.length} questions, user turns, session level; embedder ${embedder.id}; ${elapsed.toFixed(0)} s (${(searchMs / (questions.length * methods.length)).toFixed(1)} ms/search)`);
-  console.log('method            R_all@5  R_all@10  nDCG@5  nDCG@10');
-  for (const [method, m] of Object.entries(report)) console.log(`${method.padEnd(17)} ${f(m.recall_all_at_5)}    ${f(m.recall_all_at_10)}     ${f(m.ndcg_any_at_5)}   ${f(m.ndcg_any_at_10)}`);
-  const b = BM25_REPLICATION;
-  console.log(`${'BM25 (replication)'.padEnd(17)} ${f(b.recall_all_at_5)}    ${f(b.recall_all_at_10)}     ${f(b.ndcg_any_at_5)}   ${f(b.ndcg_any_at_10)}`);
-}
+if (values.json) console.log(JSON.stringify({ dataset: 'LongMemEval-S', half: values.half, embedder: embedder.id, protocols: report, bm25_replication: BM25_REPLICATION, seconds: (performance.now() - started) / 1000 }));
