@@ -57,7 +57,11 @@ export async function serveDemo(options: ServeDemoOptions = {}): Promise<DemoSer
   const host = options.host ?? '127.0.0.1';
 
   const server = createServer((request, response) => {
-    const path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    const path = decodedPath(request.url ?? '/');
+    if (path === undefined) {
+      json(response, 400, { detail: 'Bad Request: the path is not a valid percent-encoded URL path.' });
+      return;
+    }
     options.onRequest?.(path);
     if (path === '/health' || path.startsWith('/api/')) {
       json(response, 503, { detail: 'The Engram API is answered by the demo\'s service worker, in the browser: open the app once, then call it from that origin.' });
@@ -86,6 +90,16 @@ export async function serveDemo(options: ServeDemoOptions = {}): Promise<DemoSer
         server.close(() => done());
       }),
   };
+}
+
+/** The decoded path of a request target, or undefined when it cannot be one (bad percent-encoding, say). */
+export function decodedPath(target: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(target, 'http://localhost').pathname);
+  } catch {
+    // URIError or TypeError from what a client sent: answered 400 rather than ending the server.
+    return undefined;
+  }
 }
 
 function json(response: ServerResponse, status: number, body: unknown): void {

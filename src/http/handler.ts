@@ -4,7 +4,9 @@
  * worker. Errors come out in the EverOS shape: 422 `{detail: [...]}` for validation, otherwise
  * `{detail: message, code}` with the catalog's status. User input never produces a 500.
  */
+import { BREETH_SEARCH_PATH, breethErrorResponse } from '../contract/dialects/breeth.js';
 import { createDialectRoutes, type DialectOptions } from '../contract/dialects/routes.js';
+import { TABLESTORE_SEARCH_PATH, tablestoreErrorResponse } from '../contract/dialects/tablestore.js';
 import { isMemoryError, MemoryError } from '../errors.js';
 import type { Memory } from '../engine.js';
 import type { SearchTrace } from '../search/search.js';
@@ -54,23 +56,87 @@ export function errorResponse(error: unknown): Response {
   return json(500, { detail: 'Internal Server Error', code: 'INTERNAL' });
 }
 
-/** Reads a JSON body with FastAPI's error for malformed JSON; bounded in size. */
+const tooLarge = (limit: number) => new MemoryError('PAYLOAD_TOO_LARGE', { details: { limit_bytes: limit } });
+
+/**
+ * The body's bytes, counted while they stream: reading stops (and the stream is cancelled) as soon
+ * as the count passes `limit`, so a client can make the server hold at most `limit` bytes, chunked
+ * or not. A declared content-length over the limit is refused before anything is read.
+ */
+export async function readBodyBytes(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) {
+    await request.body?.cancel().catch(() => undefined);
+    throw tooLarge(limit);
+  }
+  if (request.body === null) {
+    // Some hosts (older service workers) expose no stream but still hold a body; the size check follows.
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > limit) throw tooLarge(limit);
+    return bytes;
+  }
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+const jsonInvalid = (position: number, message: string) =>
+  new MemoryError('VALIDATION_FAILED', {
+    details: [{ loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: message } }],
+  });
+
+/** Reads a JSON body with FastAPI's error for malformed JSON; bounded in bytes while it streams. */
 export async function readJson(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new MemoryError('PAYLOAD_TOO_LARGE', { details: { limit_bytes: MAX_BODY_BYTES } });
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new MemoryError('PAYLOAD_TOO_LARGE', { details: { limit_bytes: MAX_BODY_BYTES } });
+  const bytes = await readBodyBytes(request);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    // JSON is UTF-8 (RFC 8259); replacing bad bytes would store something the client never sent.
+    throw jsonInvalid(0, 'the body is not valid UTF-8');
+  }
   if (text.trim() === '') {
     throw new MemoryError('VALIDATION_FAILED', { details: [{ loc: ['body'], msg: 'Field required', type: 'missing', input: null }] });
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    const position = Number(/position (\d+)/.exec(String((error as Error).message))?.[1] ?? 0);
-    throw new MemoryError('VALIDATION_FAILED', {
-      details: [{ loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: (error as Error).message } }],
-    });
+    const message = String((error as Error).message);
+    throw jsonInvalid(Number(/position (\d+)/.exec(message)?.[1] ?? 0), message);
   }
+}
+
+/** The route path of a request under `base` (no trailing slash; `/` for the root). */
+const routePath = (request: Request, base: string): string => new URL(request.url).pathname.slice(base.length).replace(/\/+$/, '') || '/';
+
+/**
+ * Renders an error raised before the routes run (by a host's guard) in the shape of the route the
+ * request was for: a dialect's own shape on its path, EverOS's everywhere else.
+ */
+export function createErrorRenderer(options: HandlerOptions = {}): (request: Request, error: unknown) => Response {
+  const base = options.basePath ?? '';
+  const shapes = new Map<string, (error: unknown) => Response>();
+  if (options.dialects?.breeth) shapes.set(BREETH_SEARCH_PATH, breethErrorResponse);
+  if (options.dialects?.tablestore) shapes.set(TABLESTORE_SEARCH_PATH, tablestoreErrorResponse);
+  return (request, error) => (shapes.get(routePath(request, base)) ?? errorResponse)(error);
 }
 
 function traceHeaders(trace: SearchTrace | undefined): Record<string, string> {
@@ -87,7 +153,7 @@ export function createFetchHandler(target: Memory | ((request: Request, body: un
   const dialectRoute = createDialectRoutes(options.dialects);
   return async (request) => {
     try {
-      const path = new URL(request.url).pathname.slice(base.length).replace(/\/+$/, '') || '/';
+      const path = routePath(request, base);
       if (path === '/health') {
         if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
         const memory = typeof target === 'function' ? null : target;

@@ -3,41 +3,99 @@
  * directory, with the bundled on-device embedding model. Set ENGRAM_LLM_BASE_URL (and
  * ENGRAM_LLM_MODEL, ENGRAM_LLM_API_KEY) to use an OpenAI-compatible LLM for agentic search.
  */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createMemory } from '../engine.js';
 import { createDefaultEmbedder } from '../models/load-static-model.js';
 import { createOpenAiCompatibleLlm } from '../models/openai-compatible-llm.js';
 import { createFileStore } from '../store/file-store.js';
-import { createFetchHandler } from './handler.js';
+import { serveEncryption } from '../store/encryption-source.js';
+import { createErrorRenderer, createFetchHandler, type HandlerOptions } from './handler.js';
+import { exposureProblem, normaliseOrigin, parseHost } from './local-guard.js';
 import { startNodeServer } from './node-server.js';
 
-const HELP = `Usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--data ./.engram]
+const HELP = `Usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--data ./.engram] [--token T]
 
   --port   TCP port (default 8787; 0 picks a free one)
   --host   interface to listen on (default 127.0.0.1: this machine only)
   --data   directory holding the memory (created if missing; default ./.engram)
+  --passphrase-file PATH  encrypt the memory at rest with the passphrase in PATH (or env ENGRAM_PASSPHRASE)
+  --token T             require \`Authorization: Bearer T\` on every request (default: env ENGRAM_TOKEN)
+  --allow-origin URL    let web pages of this origin call the API, with CORS (repeatable; none by default)
+  --allow-host NAME     also answer requests addressed to NAME or NAME:PORT, e.g. a LAN address (repeatable)
+  --insecure-no-token   listen on a non-loopback --host without a token (anyone who reaches it can read and erase)
   --tablestore          also serve Tablestore's POST /SearchMemories (memoryStoreName = project_id)
   --breeth-user ID      also serve Breeth's POST /v1/search over user ID's memory (group_id = project_id)
 
-Environment: ENGRAM_LLM_BASE_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_API_KEY for an OpenAI-compatible LLM.`;
+Refused before any route: POST bodies that are not application/json (415), requests from a web
+origin not allowed (403), a Host name this server does not answer for (421), a missing or wrong
+token when one is set (401). See the README's "Security model of the Node server".
 
-async function main(): Promise<void> {
+Environment: ENGRAM_TOKEN; ENGRAM_LLM_BASE_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_API_KEY for an OpenAI-compatible LLM.`;
+
+/** What the command line asks for, checked. */
+export interface ServeSettings {
+  port: number;
+  host: string;
+  data: string;
+  tablestore: boolean;
+  breethUser: string | undefined;
+  token: string | undefined;
+  allowOrigins: string[];
+  allowHosts: string[];
+}
+
+/**
+ * Reads and checks the command line (and ENGRAM_TOKEN); 'help' when help was asked for. Throws an
+ * Error whose message is meant for the operator, among others when a non-loopback address would be
+ * served without a token and without --insecure-no-token.
+ */
+export function readServeSettings(args: string[], env: Record<string, string | undefined> = process.env): ServeSettings | 'help' {
   const { values } = parseArgs({
+    args,
     options: {
       port: { type: 'string', default: '8787' },
       host: { type: 'string', default: '127.0.0.1' },
       data: { type: 'string', default: './.engram' },
+      'passphrase-file': { type: 'string' },
+      token: { type: 'string' },
+      'allow-origin': { type: 'string', multiple: true, default: [] },
+      'allow-host': { type: 'string', multiple: true, default: [] },
+      'insecure-no-token': { type: 'boolean', default: false },
       tablestore: { type: 'boolean', default: false },
       'breeth-user': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
-  if (values.help) {
+  if (values.help) return 'help';
+  const port = Number(values.port);
+  if (!/^\d+$/.test(values.port!) || port > 65535) throw new Error(`--port must be 0..65535, not ${values.port}`);
+  const token = values.token ?? (env['ENGRAM_TOKEN'] || undefined);
+  if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) throw new Error('--token (or ENGRAM_TOKEN) must be at least 16 printable ASCII characters without spaces');
+  const allowOrigins = values['allow-origin']!.map(normaliseOrigin);
+  for (const host of values['allow-host']!) if (!parseHost(host)) throw new Error(`--allow-host ${host} is not a host name (name or name:port)`);
+  const problem = exposureProblem({ host: values.host!, token, insecureNoToken: values['insecure-no-token']! });
+  if (problem) throw new Error(problem);
+  return {
+    port,
+    host: values.host!,
+    data: values.data!,
+    tablestore: values.tablestore!,
+    breethUser: values['breeth-user'],
+    token,
+    allowOrigins,
+    allowHosts: values['allow-host']!,
+  };
+}
+
+async function main(): Promise<void> {
+  const settings = readServeSettings(process.argv.slice(2));
+  if (settings === 'help') {
     console.log(HELP);
     return;
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, not ${values.port}`);
+  const values = settings;
   const baseUrl = process.env['ENGRAM_LLM_BASE_URL'];
   const apiKey = process.env['ENGRAM_LLM_API_KEY'];
   const llm = baseUrl
@@ -45,20 +103,26 @@ async function main(): Promise<void> {
     : null;
   const memory = await createMemory({
     store: await createFileStore(values.data!),
+    ...(await serveEncryption(process.argv.slice(2))),
     embedder: await createDefaultEmbedder(),
     llm,
     onNotice: (n) => console.warn(`[engram] ${n.code}: ${n.message}`),
   });
+  const handlerOptions: HandlerOptions = {
+    onError: (e) => console.error('[engram] unexpected error', e),
+    dialects: {
+      ...(values.tablestore ? { tablestore: {} } : {}),
+      ...(values.breethUser ? { breeth: { owner: { user_id: values.breethUser } } } : {}),
+    },
+  };
   const server = await startNodeServer({
-    port,
-    host: values.host!,
-    handler: createFetchHandler(memory, {
-      onError: (e) => console.error('[engram] unexpected error', e),
-      dialects: {
-        ...(values.tablestore ? { tablestore: {} } : {}),
-        ...(values['breeth-user'] ? { breeth: { owner: { user_id: values['breeth-user'] } } } : {}),
-      },
-    }),
+    port: values.port,
+    host: values.host,
+    handler: createFetchHandler(memory, handlerOptions),
+    renderError: createErrorRenderer(handlerOptions),
+    allowOrigins: values.allowOrigins,
+    allowHosts: values.allowHosts,
+    ...(values.token !== undefined ? { token: values.token } : {}),
   });
   const stats = memory.stats();
   console.log(`Engram listening on ${server.url}  (data: ${values.data}, ${stats.records} records, embedder ${stats.embedder.id}, llm ${stats.llm ?? 'none'})`);
@@ -71,7 +135,9 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop());
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

@@ -206,7 +206,7 @@ describe('the Node server', () => {
   it('404 for unknown routes, 405 for GET on a POST route', async () => {
     const { url } = await serve();
     for (const path of ['/nope', '/api/v1/memory/nope', '/api/v1/memory', '/api/v2/memory/search']) {
-      expect((await fetch(`${url}${path}`, { method: 'POST', body: '{}' })).status, path).toBe(404);
+      expect((await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, path).toBe(404);
     }
     const get = await fetch(`${url}/api/v1/memory/search`);
     expect(get.status).toBe(405);

@@ -197,6 +197,10 @@ export function breethErrorResponse(error: unknown): Response {
     case 'UNAUTHENTICATED':
     case 'FORBIDDEN':
       return json(401, { error: 'unauthenticated', message: 'Missing or invalid Bearer key.' }, { 'www-authenticate': 'Bearer' });
+    case 'ORIGIN_FORBIDDEN':
+      return json(403, { error: 'origin_forbidden', message: error.message });
+    case 'MISDIRECTED_REQUEST':
+      return json(421, { error: 'misdirected_request', message: error.message });
     case 'RATE_LIMITED':
       return json(429, { error: 'quota_exceeded', kind: 'retrievals', message: error.message });
     case 'METHOD_NOT_ALLOWED':

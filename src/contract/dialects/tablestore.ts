@@ -293,7 +293,10 @@ export function tablestoreErrorResponse(error: unknown): Response {
     case 'UNAUTHENTICATED':
       return envelope(401, 'UNAUTHORIZED', 'Missing or invalid x-ots-apikey.');
     case 'FORBIDDEN':
+    case 'ORIGIN_FORBIDDEN':
       return envelope(403, 'FORBIDDEN', error.message);
+    case 'MISDIRECTED_REQUEST':
+      return envelope(421, 'MISDIRECTED_REQUEST', error.message);
     case 'METHOD_NOT_ALLOWED':
       return envelope(405, 'METHOD_NOT_ALLOWED', 'Use POST.', { allow: 'POST' });
     case 'ABORTED':
