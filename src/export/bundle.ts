@@ -2,22 +2,30 @@
  * The export bundle: everything a memory holds, as versioned JSON that round-trips exactly
  * (vectors as base64 of their float32 bytes). Importing a bundle validates every item before
  * anything is written, then writes them all in one atomic batch.
+ *
+ * Version 2 keeps each item as a plain JSON object. Version 1 held each item as a JSON string
+ * inside the JSON (encoded twice, unreadable by `jq` and people); it is still imported.
  */
 import { SCOPE_ID_PATTERN } from '../contract/requests.js';
 import { validationError, type ValidationDetail } from '../errors.js';
 import type { StoredItem } from '../records.js';
-import { itemFromJson, itemToJson } from '../store/serialize.js';
+import { base64ToVector, itemFromJson, vectorToBase64 } from '../store/serialize.js';
 
 export const EXPORT_FORMAT = 'engram-export';
-export const EXPORT_VERSION = 1;
+export const EXPORT_VERSION = 2;
+/** Items as JSON strings: still read, no longer written. */
+const STRING_ITEMS_VERSION = 1;
+
+/** A record or buffered message as the bundle holds it: its own fields, the vector as base64 (or null). */
+export type BundleItem = { id: string; kind: StoredItem['kind']; vector?: string | null } & Record<string, unknown>;
 
 export interface ExportBundle {
   format: typeof EXPORT_FORMAT;
   version: number;
   exported_at: string;
   embedder: { id: string; dim: number };
-  /** Each item as JSON text (records and buffered messages), vectors in base64. */
-  items: string[];
+  /** Every record and buffered message. */
+  items: BundleItem[];
 }
 
 const KINDS = new Set(['episode', 'atomic_fact', 'foresight', 'profile', 'agent_case', 'agent_skill', 'knowledge', 'message']);
@@ -25,21 +33,36 @@ const MAX_ITEMS = 1_000_000;
 
 /** Builds a bundle from stored items. */
 export function toBundle(items: readonly StoredItem[], embedder: { id: string; dim: number }, now: number): ExportBundle {
-  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: new Date(now).toISOString(), embedder, items: items.map(itemToJson) };
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: new Date(now).toISOString(), embedder, items: items.map(toBundleItem) };
 }
 
-function checkItem(raw: unknown, index: number, issues: ValidationDetail[]): StoredItem | undefined {
+/** A copy (the caller owns the bundle: changing it must not reach the memory's own items). */
+function toBundleItem(item: StoredItem): BundleItem {
+  if (item.kind === 'message') return structuredClone(item) as unknown as BundleItem;
+  const { vector, ...rest } = item;
+  return { ...structuredClone(rest), vector: vector === null ? null : vectorToBase64(vector) } as unknown as BundleItem;
+}
+
+/** The stored item of a version-2 entry: an object whose vector, if any, is base64. */
+function fromBundleItem(raw: unknown): StoredItem {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new TypeError('not an object');
+  const o = raw as Record<string, unknown>;
+  if (o['kind'] !== 'message' && typeof o['vector'] === 'string') return { ...o, vector: base64ToVector(o['vector']) } as unknown as StoredItem;
+  return { ...o } as unknown as StoredItem;
+}
+
+function checkItem(raw: unknown, version: number, index: number, issues: ValidationDetail[]): StoredItem | undefined {
   const loc = ['body', 'items', index];
   const fail = (msg: string) => {
     issues.push({ loc, msg: `Value error, ${msg}`, type: 'value_error' });
     return undefined;
   };
-  if (typeof raw !== 'string') return fail('each item is a JSON string');
+  if (version === STRING_ITEMS_VERSION && typeof raw !== 'string') return fail('each item of a version 1 bundle is a JSON string');
   let item: StoredItem;
   try {
-    item = itemFromJson(raw);
+    item = version === STRING_ITEMS_VERSION ? itemFromJson(raw as string) : fromBundleItem(raw);
   } catch {
-    return fail('item is not valid JSON (or its vector is not base64)');
+    return fail(version === STRING_ITEMS_VERSION ? 'item is not valid JSON (or its vector is not base64)' : 'item must be an object (its vector base64 or null)');
   }
   const o = item as unknown as Record<string, unknown>;
   if (!o || typeof o !== 'object' || typeof o['id'] !== 'string' || !o['id']) return fail('item needs an id');
@@ -66,13 +89,14 @@ export function fromBundle(bundle: unknown): { items: StoredItem[]; embedder: { 
   if (!b || typeof b !== 'object' || b.format !== EXPORT_FORMAT) {
     throw validationError([{ loc: ['body', 'format'], msg: `Value error, not an ${EXPORT_FORMAT} bundle`, type: 'value_error', input: b?.format }]);
   }
-  if (b.version !== EXPORT_VERSION) {
-    throw validationError([{ loc: ['body', 'version'], msg: `Value error, bundle version ${String(b.version)} is not supported (expected ${EXPORT_VERSION})`, type: 'value_error', input: b.version }]);
+  if (b.version !== EXPORT_VERSION && b.version !== STRING_ITEMS_VERSION) {
+    throw validationError([{ loc: ['body', 'version'], msg: `Value error, bundle version ${String(b.version)} is not supported (expected ${STRING_ITEMS_VERSION} or ${EXPORT_VERSION})`, type: 'value_error', input: b.version }]);
   }
+  const version = b.version;
   if (!Array.isArray(b.items) || b.items.length > MAX_ITEMS) {
     throw validationError([{ loc: ['body', 'items'], msg: `Value error, items must be a list of at most ${MAX_ITEMS}`, type: 'value_error' }]);
   }
-  const items = b.items.map((raw, i) => checkItem(raw, i, issues));
+  const items = (b.items as unknown[]).map((raw, i) => checkItem(raw, version, i, issues));
   if (issues.length) throw validationError(issues.slice(0, 50));
   const embedder = b.embedder && typeof b.embedder.id === 'string' ? { id: b.embedder.id, dim: Number(b.embedder.dim) } : { id: '', dim: 0 };
   return { items: items as StoredItem[], embedder };

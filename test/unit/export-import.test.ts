@@ -54,6 +54,46 @@ describe('export / import', () => {
     expect(copy.stats().buffered_messages).toBe(1);
   });
 
+  it('writes version 2: each item a plain JSON object, its vector base64', async () => {
+    const memory = await seeded();
+    const text = JSON.stringify(await memory.export());
+    const bundle = JSON.parse(text) as { version: number; embedder: { dim: number }; items: Record<string, unknown>[] };
+    expect(bundle.version).toBe(2);
+    expect(bundle.items.length).toBeGreaterThanOrEqual(5);
+    expect(bundle.items.every((item) => typeof item === 'object' && item !== null && typeof item['id'] === 'string')).toBe(true);
+    const withVector = bundle.items.filter((item) => typeof item['vector'] === 'string');
+    expect(withVector.length).toBeGreaterThan(0);
+    // base64 of float32 bytes: 4 bytes a dimension, 3 bytes per 4 characters.
+    for (const item of withVector) expect(Math.floor(((item['vector'] as string).replace(/=+$/, '').length * 3) / 4)).toBe(bundle.embedder.dim * 4);
+    expect(bundle.items.filter((item) => item['kind'] === 'message')).toHaveLength(1);
+  });
+
+  it('still imports a version 1 bundle (each item a JSON string)', async () => {
+    const original = await seeded();
+    const current = JSON.parse(JSON.stringify(await original.export())) as { items: unknown[] };
+    // Version 1 wrote JSON.stringify of exactly what version 2 holds as an object.
+    const v1 = { ...current, version: 1, items: current.items.map((item) => JSON.stringify(item)) };
+    const copy = await createMemory({ embedder });
+    expect(await copy.import(v1)).toEqual({ imported: v1.items.length, reembedded: 0, removed: 0 });
+    expect(await answers(copy)).toEqual(await answers(original));
+    // Each version has its own item shape: objects in a version 1 bundle are refused, strings in version 2 too.
+    for (const mixed of [{ ...v1, items: current.items }, { ...current, version: 2, items: v1.items }]) {
+      const error = await createMemory({ embedder }).then((m) => m.import(mixed)).catch((e: unknown) => e);
+      expect(isMemoryError(error) && error.code).toBe('VALIDATION_FAILED');
+    }
+  });
+
+  it('an exported bundle is the caller\'s own: changing it leaves the memory as it was', async () => {
+    const memory = await seeded();
+    const before = await answers(memory);
+    const bundle = await memory.export();
+    for (const item of bundle.items) {
+      item['summary'] = 'changed';
+      if (Array.isArray(item['sender_ids'])) (item['sender_ids'] as string[]).push('intruder');
+    }
+    expect(await answers(memory)).toEqual(before);
+  });
+
   it('re-embeds records made by another model', async () => {
     const other = await createMemory({ embedder: hashEmbedderDouble() });
     await other.upsertKnowledge({ user_id: 'kim', title: 'Soil', content: 'Use peat-free compost.' });
@@ -79,7 +119,7 @@ describe('export / import', () => {
   it('refuses a bad bundle whole, with a 422 naming the items, and writes nothing', async () => {
     const bundle = await (await seeded()).export();
     const target = await createMemory({ embedder });
-    const broken = { ...bundle, items: [...bundle.items.slice(0, 3), '{"kind":"episode"}', 'not json'] };
+    const broken = { ...bundle, items: [...bundle.items.slice(0, 3), { kind: 'episode' }, 'not an object'] } as unknown;
     const error = await target.import(broken).catch((e: unknown) => e);
     expect(isMemoryError(error) && error.code).toBe('VALIDATION_FAILED');
     expect((error as { details: { loc: unknown[] }[] }).details.map((d) => d.loc)).toEqual([['body', 'items', 3], ['body', 'items', 4]]);
