@@ -17,7 +17,7 @@ import { listMemories } from './list.js';
 import { MemoryState, profileId } from './memory-state.js';
 import type { Embedder, Llm, Reranker } from './models/ports.js';
 import { createLlmReranker } from './models/llm-reranker.js';
-import { partitionKey, searchText, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
+import { fromStored, partitionKey, recordKey, scopedStorageId, searchText, sentBy, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
 import { runSearch, type Notice, type SearchTrace } from './search/search.js';
 import type { StorageAdapter, StoreBatch } from './store/port.js';
 import { createMemoryStore } from './store/memory-store.js';
@@ -173,6 +173,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
   const requestId = () => crypto.randomUUID();
   const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
 
+  /** Commits a batch in stored form (see `MemoryState.toStored`), then shows it. */
   async function commit(batch: StoreBatch): Promise<void> {
     try {
       await store.commit(batch);
@@ -193,23 +194,45 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     });
   }
 
+  /**
+   * Bundle items in stored form, each under one storage id: a record this memory holds keeps its
+   * own (an import updates it in place); an id another tenancy's record already takes (a bundle
+   * written before ids were scoped, or merged from elsewhere) becomes this record's scoped id.
+   */
+  function storageIdsForImport(items: readonly StoredItem[]): StoredItem[] {
+    const taken = new Map<string, string>();
+    return items.map((raw) => {
+      if (raw.kind === 'message') return raw;
+      const record = fromStored(raw) as MemoryRecord;
+      const key = recordKey(record);
+      let id = state.storageId(record);
+      const holder = taken.get(id) ?? state.keyOfStorageId(id);
+      if (holder !== undefined && holder !== key) id = scopedStorageId(record);
+      taken.set(id, key);
+      return { ...record, id };
+    });
+  }
+
   const recordsForSegments = createSegmentWriter({ state, embedder, extractor, notify, newId, now });
 
   function unprocessedFor(scope: Scope, sessionId: string | null): BufferedMessage[] {
     if (!sessionId) return [];
     const buffered = state.buffer(scope.app_id, scope.project_id, sessionId);
-    // A buffer has no owner yet: it is shown only to someone taking part in that conversation.
-    return buffered.some((m) => m.sender_id === scope.owner_id) ? buffered : [];
+    // A buffer has no owner yet: it is shown only to someone taking part in that conversation, as
+    // the same owner (type and id): user X is not agent X.
+    return buffered.some((m) => sentBy(m, scope)) ? buffered : [];
   }
 
   function ownedRecord(scope: Scope, id: string): MemoryRecord | undefined {
-    const record = state.records.get(id);
+    const record = state.record(scope.app_id, scope.project_id, id);
     return record && partitionKey(record) === partitionKey(scope) ? record : undefined;
   }
 
-  async function upsert(record: MemoryRecord, signal?: AbortSignal): Promise<UpsertResponse> {
-    const existing = state.records.get(record.id);
-    // An id names one memory: another owner's, or one of another kind (a case is no skill), is refused.
+  /** Writes one record; `callerId` says its id is the caller's (stored scoped to its app and project). */
+  async function upsert(record: MemoryRecord, callerId: boolean, signal?: AbortSignal): Promise<UpsertResponse> {
+    // Ids are the caller's within one app and project: another tenancy's id neither blocks nor shows.
+    const existing = state.record(record.app_id, record.project_id, record.id);
+    // An id names one memory there: another owner's, or one of another kind (a case is no skill), is refused.
     if (existing && (partitionKey(existing) !== partitionKey(record) || existing.kind !== record.kind)) {
       throw createError('VALIDATION_FAILED', {
         message: 'Invalid request (body.id: id is already used by another memory)',
@@ -218,7 +241,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     }
     if (existing) record.created_at = existing.created_at;
     await embedRecords([record], { embedder, ...(signal ? { signal } : {}) });
-    await commit({ put: [record], delete: [] });
+    await commit({ put: [state.toStored(record, callerId)], delete: [] });
     return { request_id: requestId(), data: { id: record.id, status: existing ? 'updated' : 'created' } };
   }
 
@@ -252,7 +275,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
         const records = await recordsForSegments(segments, callOptions.signal);
         const stored = new Set(existing.map((m) => m.id));
         await commit({
-          put: [...records, ...open.filter((m) => !stored.has(m.id))],
+          put: [...records.map((r) => state.toStored(r)), ...open.filter((m) => !stored.has(m.id))],
           delete: segments.flat().filter((m) => stored.has(m.id)).map((m) => m.id),
         });
         return { request_id: requestId(), data: { message_count: incoming.length, status: segments.length ? 'extracted' : 'accumulated' } };
@@ -265,7 +288,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
         const buffered = state.buffer(req.app_id, req.project_id, req.session_id);
         if (buffered.length === 0) return { request_id: requestId(), data: { status: 'no_extraction' as const } };
         const records = await recordsForSegments([buffered], callOptions.signal);
-        await commit({ put: records, delete: buffered.map((m) => m.id) });
+        await commit({ put: records.map((r) => state.toStored(r)), delete: buffered.map((m) => m.id) });
         return { request_id: requestId(), data: { status: 'extracted' as const } };
       });
     },
@@ -319,7 +342,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
           ...baseRecord(scope, value.id, 'ac', value.timestamp), kind: 'agent_case', session_id: value.session_id,
           task_intent: value.task_intent, approach: value.approach, quality_score: value.quality_score, key_insight: value.key_insight,
         };
-        return upsert(record, callOptions.signal);
+        return upsert(record, value.id !== undefined, callOptions.signal);
       });
     },
 
@@ -330,7 +353,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
           ...baseRecord(scope, value.id, 'sk', undefined), kind: 'agent_skill', name: value.name, description: value.description,
           content: value.content, confidence: value.confidence, maturity_score: value.maturity_score, source_case_ids: value.source_case_ids,
         };
-        return upsert(record, callOptions.signal);
+        return upsert(record, value.id !== undefined, callOptions.signal);
       });
     },
 
@@ -340,7 +363,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
         const record: KnowledgeRecord = {
           ...baseRecord(scope, value.id, 'kn', value.timestamp), kind: 'knowledge', title: value.title, content: value.content, source: value.source,
         };
-        return upsert(record, callOptions.signal);
+        return upsert(record, value.id !== undefined, callOptions.signal);
       });
     },
 
@@ -353,14 +376,14 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
           created_at: current?.created_at ?? now(),
           profile_data: value.mode === 'replace' ? mergeProfile({}, value.profile_data) : mergeProfile(current?.profile_data ?? {}, value.profile_data),
         };
-        await commit({ put: [record], delete: [] });
+        await commit({ put: [state.toStored(record)], delete: [] });
         return { request_id: requestId(), data: { id: record.id, status: current ? ('updated' as const) : ('created' as const) } };
       });
     },
 
     async export() {
       ensureOpen();
-      return toBundle(state.items(), { id: embedder.id, dim: embedder.dim }, now());
+      return toBundle(state.storedItems(), { id: embedder.id, dim: embedder.dim }, now());
     },
 
     async exportMarkdown() {
@@ -369,13 +392,14 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     },
 
     async import(bundle, importOptions = {}) {
-      const { items } = fromBundle(bundle);
+      const { items: bundled } = fromBundle(bundle);
       return exclusive(async () => {
+        const items = storageIdsForImport(bundled);
         // Vectors from another model mean nothing here: those records are embedded afresh.
         const stale = items.filter((i): i is MemoryRecord => i.kind !== 'message' && i.kind !== 'profile' && (i.vector_model !== embedder.id || i.vector?.length !== embedder.dim));
         await embedRecords(stale, { embedder, ...(importOptions.signal ? { signal: importOptions.signal } : {}) });
         const incoming = new Set(items.map((i) => i.id));
-        const removed = importOptions.mode === 'replace' ? state.items().map((i) => i.id).filter((id) => !incoming.has(id)) : [];
+        const removed = importOptions.mode === 'replace' ? state.storedItems().map((i) => i.id).filter((id) => !incoming.has(id)) : [];
         await commit({ put: items, delete: removed, ...(removed.length ? { purge: true } : {}) });
         return { imported: items.length, reembedded: stale.length, removed: removed.length };
       });

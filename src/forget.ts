@@ -1,40 +1,45 @@
 /**
- * What a delete removes. By id: the record (an episode takes its facts and foresight along). By
- * session, or the whole owner ("forget this user"): the owner's records, every record of another
- * owner in the same project that holds their words (an agent's case quotes the user), and the
- * buffers of the conversations they took part in. Pure: it reads the state, the engine commits.
+ * What a delete removes. The rule is ownership, exactly: an owner is (type, id) in one app and
+ * project, and a delete touches only what that owner owns.
+ * - By id: the owner's record (an episode takes its facts and foresight along); an id of anyone
+ *   else, or of another tenancy, is NOT_FOUND.
+ * - By session, or the whole owner ("forget this user"): the owner's own records (their
+ *   partition, of that session) and the owner's own messages still in a session buffer (the
+ *   sender's type comes from the message's role, see `senderType`).
+ * Never another owner's record, even one quoting the forgotten owner (an agent's case, a shared
+ * session's episode of the other user: their memory, not this owner's), and never another
+ * participant's messages in a shared buffer. Pure: it reads the state, the engine commits.
  */
 import type { ResolvedDelete } from './contract/requests.js';
 import { createError } from './errors.js';
 import type { MemoryState } from './memory-state.js';
-import { partitionKey, type BufferedMessage, type MemoryRecord } from './records.js';
+import { sentBy, type MemoryRecord } from './records.js';
 
-/** The ids of every item a delete request removes; NOT_FOUND when a named record is not the owner's. */
+/** The storage ids of every item a delete request removes; NOT_FOUND when a named record is not the owner's. */
 export function planDeletion(state: MemoryState, req: ResolvedDelete): Set<string> {
   const { scope } = req;
   const doomed = new Set<string>();
-  // An episode takes its facts and foresight along, whichever partition it lives in.
+  const partition = state.partition(scope);
+  // An episode takes its facts and foresight along (they live in its partition).
   const withChildren = (record: MemoryRecord) => {
-    doomed.add(record.id);
-    for (const c of state.partitions.get(partitionKey(record))?.childrenOf(record.id) ?? []) doomed.add(c.id);
+    doomed.add(state.storageId(record));
+    for (const c of partition?.childrenOf(record.id) ?? []) doomed.add(state.storageId(c));
   };
-  const sameProject = (r: MemoryRecord | BufferedMessage) => r.app_id === scope.app_id && r.project_id === scope.project_id;
-  const mentions = (r: MemoryRecord) => sameProject(r) && (partitionKey(r) === partitionKey(scope) || r.sender_ids.includes(scope.owner_id));
   if (req.memory_id) {
-    const record = state.records.get(req.memory_id);
-    if (!record || partitionKey(record) !== partitionKey(scope)) throw createError('NOT_FOUND', { details: { memory_id: req.memory_id } });
+    const record = partition?.records.get(req.memory_id);
+    if (!record) throw createError('NOT_FOUND', { details: { memory_id: req.memory_id } });
     withChildren(record);
     return doomed;
   }
-  for (const r of state.records.values()) {
-    if (!mentions(r)) continue;
+  for (const r of partition?.records.values() ?? []) {
     if (req.session_id && r.session_id !== req.session_id) continue;
     withChildren(r);
   }
   for (const buffer of state.buffers.values()) {
     const first = buffer[0];
-    if (!first || !sameProject(first) || (req.session_id && first.session_id !== req.session_id)) continue;
-    if (buffer.some((m) => m.sender_id === scope.owner_id)) for (const m of buffer) doomed.add(m.id);
+    if (!first || first.app_id !== scope.app_id || first.project_id !== scope.project_id) continue;
+    if (req.session_id && first.session_id !== req.session_id) continue;
+    for (const m of buffer) if (sentBy(m, scope)) doomed.add(m.id);
   }
   return doomed;
 }

@@ -2,22 +2,61 @@
  * The engine's in-memory view of its store: every record grouped into partitions, and the
  * session buffers. It changes only through `apply`, called after the store committed the same
  * batch, so it never shows a write the store does not hold.
+ *
+ * Records carry the caller's id here; the store may keep one under a scoped id (see
+ * `scopedStorageId`). This class is the one place that knows both, so batches it takes and
+ * gives (`apply`, `toStored`, `storedItems`) are in stored form and everything else reads records
+ * by (app, project, id).
  */
 import { Partition } from './index/partition.js';
 import type { Scope } from './contract/requests.js';
-import { bufferKey, isOwnedBy, partitionKey, type BufferedMessage, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
+import { bufferKey, fromStored, isOwnedBy, partitionKey, recordKey, scopedStorageId, type BufferedMessage, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
 import type { StoreBatch } from './store/port.js';
 
 export class MemoryState {
+  /** Every record, by `recordKey` (app, project, the caller's id). */
   readonly records = new Map<string, MemoryRecord>();
   readonly partitions = new Map<string, Partition>();
   readonly buffers = new Map<string, BufferedMessage[]>();
   private readonly messages = new Map<string, BufferedMessage>();
+  /** Record key → the id the store keeps the record under, and back. */
+  private readonly storageIds = new Map<string, string>();
+  private readonly keysByStorageId = new Map<string, string>();
   /** Per session: how many stored episodes cite each message id (so a re-sent message is known). */
   private readonly extracted = new Map<string, Map<string, number>>();
 
   constructor(items: readonly StoredItem[] = []) {
     this.apply({ put: [...items], delete: [] });
+  }
+
+  /** The record a caller's id names in one app and project. */
+  record(app_id: string, project_id: string, id: string): MemoryRecord | undefined {
+    return this.records.get(recordKey({ app_id, project_id, id }));
+  }
+
+  /** The id the store keeps an item under (a record not stored yet: its own id). */
+  storageId(item: StoredItem): string {
+    return item.kind === 'message' ? item.id : (this.storageIds.get(recordKey(item)) ?? item.id);
+  }
+
+  /** The record key a storage id belongs to, if a record is stored under it. */
+  keyOfStorageId(id: string): string | undefined {
+    return this.keysByStorageId.get(id);
+  }
+
+  /**
+   * An item in stored form: a known record keeps the id it is stored under; a new one with a
+   * caller-chosen id (`scoped`) gets its tenancy's scoped id, any other keeps its own.
+   */
+  toStored(item: StoredItem, scoped = false): StoredItem {
+    if (item.kind === 'message') return item;
+    const id = this.storageIds.get(recordKey(item)) ?? (scoped ? scopedStorageId(item) : item.id);
+    return id === item.id ? item : { ...item, id };
+  }
+
+  /** Every item in stored form (records, then buffered messages), as the store holds them. */
+  storedItems(): StoredItem[] {
+    return this.items().map((i) => this.toStored(i));
   }
 
   partition(scope: Scope): Partition | undefined {
@@ -29,7 +68,7 @@ export class MemoryState {
   }
 
   profile(scope: Scope): ProfileRecord | undefined {
-    const record = this.records.get(profileId(scope));
+    const record = this.record(scope.app_id, scope.project_id, profileId(scope));
     // The id names no owner type: a user's profile must never answer for an agent of the same id.
     return record?.kind === 'profile' && isOwnedBy(record, scope) ? record : undefined;
   }
@@ -67,16 +106,12 @@ export class MemoryState {
     return out.sort((a, b) => (a.owner_type + a.owner_id < b.owner_type + b.owner_id ? -1 : 1));
   }
 
-  /** Every item: records, then buffered messages. */
+  /** Every item as the engine sees it (records under the caller's ids, then buffered messages). */
   items(): StoredItem[] {
     return [...this.records.values(), ...this.messages.values()];
   }
 
-  /** A stored item by id (record or buffered message). */
-  get(id: string): StoredItem | undefined {
-    return this.records.get(id) ?? this.messages.get(id);
-  }
-
+  /** Applies a batch in stored form (storage ids), as the store just committed it. */
   apply(batch: StoreBatch): void {
     for (const id of batch.delete) this.remove(id);
     for (const item of batch.put) this.put(item);
@@ -96,15 +131,23 @@ export class MemoryState {
       this.buffers.set(key, list);
       return;
     }
-    const previous = this.records.get(item.id);
-    if (previous && partitionKey(previous) !== partitionKey(item)) this.remove(item.id);
+    const storageId = item.id;
+    const record = fromStored(item) as MemoryRecord;
+    const key = recordKey(record);
+    const previous = this.records.get(key);
+    if (previous && partitionKey(previous) !== partitionKey(record)) this.remove(this.storageIds.get(key) ?? storageId);
     else if (previous) this.countExtracted(previous, -1); // replaced in place: its citations go with it
-    this.records.set(item.id, item);
-    this.countExtracted(item, 1);
-    const key = partitionKey(item);
-    let partition = this.partitions.get(key);
-    if (!partition) this.partitions.set(key, (partition = new Partition()));
-    partition.put(item);
+    // Another storage id of the same record (never written by the engine) is shadowed by this one.
+    const shadowed = this.storageIds.get(key);
+    if (shadowed !== undefined && shadowed !== storageId) this.keysByStorageId.delete(shadowed);
+    this.records.set(key, record);
+    this.storageIds.set(key, storageId);
+    this.keysByStorageId.set(storageId, key);
+    this.countExtracted(record, 1);
+    const pkey = partitionKey(record);
+    let partition = this.partitions.get(pkey);
+    if (!partition) this.partitions.set(pkey, (partition = new Partition()));
+    partition.put(record);
   }
 
   private remove(id: string): void {
@@ -117,14 +160,17 @@ export class MemoryState {
       else this.buffers.delete(key);
       return;
     }
-    const record = this.records.get(id);
-    if (!record) return;
-    this.records.delete(id);
+    const key = this.keysByStorageId.get(id);
+    const record = key === undefined ? undefined : this.records.get(key);
+    if (key === undefined || !record) return;
+    this.records.delete(key);
+    this.storageIds.delete(key);
+    this.keysByStorageId.delete(id);
     this.countExtracted(record, -1);
-    const key = partitionKey(record);
-    const partition = this.partitions.get(key);
-    partition?.remove(id);
-    if (partition && partition.size === 0) this.partitions.delete(key);
+    const pkey = partitionKey(record);
+    const partition = this.partitions.get(pkey);
+    partition?.remove(record.id);
+    if (partition && partition.size === 0) this.partitions.delete(pkey);
   }
 }
 

@@ -17,7 +17,11 @@ interface RecordBase extends Scope {
   /** When the record was written (epoch ms). */
   created_at: number;
   updated_at: number;
-  /** Everyone whose words the record holds; forgetting a user removes every record naming them here. */
+  /**
+   * Everyone whose words the record holds (provenance, for the `sender_id` filter and display).
+   * It confers no ownership: a record belongs to its partition alone, and forgetting someone
+   * removes their partition, never another owner's record that names them.
+   */
   sender_ids: string[];
   /** Ids of the messages the record was extracted from (provenance). */
   source_message_ids: string[];
@@ -144,6 +148,48 @@ export function searchText(record: MemoryRecord): string {
 export function embeddingText(record: MemoryRecord): string {
   if ((record.kind === 'atomic_fact' || record.kind === 'foresight') && record.evidence) return record.evidence;
   return searchText(record);
+}
+
+/**
+ * The owner type of a buffered message's sender, from its role: `user` speaks as a user,
+ * `assistant` as an agent. A `tool` message carries the result of a call the assistant made, so it
+ * belongs to the agent's turn: its sender is an agent (an agent that sends tool results under its
+ * own id owns them; a tool named like a user never becomes that user).
+ */
+export function senderType(role: MessageRole): OwnerType {
+  return role === 'user' ? 'user' : 'agent';
+}
+
+/** Whether a buffered message was sent by exactly this owner (type and id). */
+export function sentBy(message: BufferedMessage, owner: Pick<Scope, 'owner_type' | 'owner_id'>): boolean {
+  return message.sender_id === owner.owner_id && senderType(message.role) === owner.owner_type;
+}
+
+/**
+ * The key a record is known by inside the engine. Record ids are the caller's and unique only
+ * within one app and project: the same id in another tenancy is another record.
+ */
+export function recordKey(record: Pick<Scope, 'app_id' | 'project_id'> & { id: string }): string {
+  return `${record.app_id}\u0000${record.project_id}\u0000${record.id}`;
+}
+
+/**
+ * The id a record with a caller-chosen id is stored under: prefixed with its app and project
+ * (which cannot contain '/', nor can a caller's record id), so stores that key items by id keep
+ * the same caller id of two tenancies as two items. Engine-made ids are random and stay as they are.
+ */
+export function scopedStorageId(record: Pick<Scope, 'app_id' | 'project_id'> & { id: string }): string {
+  return `${record.app_id}/${record.project_id}/${record.id}`;
+}
+
+/**
+ * A stored item as the engine sees it: a scoped storage id becomes the caller's id again.
+ * Anything else (engine ids, profile ids, records written before ids were scoped) reads as is.
+ */
+export function fromStored(item: StoredItem): StoredItem {
+  if (item.kind === 'message') return item;
+  const prefix = `${item.app_id}/${item.project_id}/`;
+  return item.id.length > prefix.length && item.id.startsWith(prefix) ? { ...item, id: item.id.slice(prefix.length) } : item;
 }
 
 /** The key of a record's partition. */

@@ -2,7 +2,8 @@
  * Recall and ranking for the agent track: cases (what the agent did, how well) and skills (what
  * it learned to do). Hybrid fuses cases linearly (`0.7·cos + 0.3·s/(s+5)`) and orders skills by
  * rank fusion, then a reranker where one is configured; the opt-in LLM pass reranks cases and
- * drops skills it judges below 0.4.
+ * drops skills it judges below 0.4. A reranker or LLM that fails leaves the fused order, with a
+ * notice.
  */
 import type { ParsedFilters } from '../contract/filters.js';
 import type { SearchMethod } from '../contract/types.js';
@@ -11,6 +12,7 @@ import type { ModelCallOptions, Reranker } from '../models/ports.js';
 import type { AgentCaseRecord, AgentSkillRecord, MemoryRecord } from '../records.js';
 import { searchText } from '../records.js';
 import type { Leg } from './episode-track.js';
+import { unlessFailed } from './degrade.js';
 import { calibrated, caseScore, rrf, type Calibration } from './scores.js';
 
 export const SKILL_VERIFY_FLOOR = 0.4;
@@ -26,6 +28,8 @@ export interface AgentTrackOptions extends ModelCallOptions {
   llmReranker: Reranker | null;
   /** How cosine and BM25 become the 0..1 relevance `min_score` floors in keyword and vector searches. */
   calibration: Calibration;
+  /** Reports a degraded path (a failed reranker or LLM). */
+  notice: (code: string, message: string) => void;
 }
 
 export interface AgentHit<R> {
@@ -85,9 +89,11 @@ function recall<R extends MemoryRecord>(partition: Partition, kind: 'agent_case'
   return [...all.values()];
 }
 
-async function rerankHits<R extends MemoryRecord>(reranker: Reranker, query: string, hits: AgentHit<R>[], options: ModelCallOptions): Promise<AgentHit<R>[]> {
+/** The hits in the reranker's order, or undefined when it failed (the caller keeps its order). */
+async function rerankHits<R extends MemoryRecord>(reranker: Reranker, query: string, hits: AgentHit<R>[], options: ModelCallOptions, onFailure: (code: string) => void): Promise<AgentHit<R>[] | undefined> {
   if (hits.length === 0) return hits;
-  const scores = await reranker.rerank(query, hits.map((h) => ({ id: h.record.id, text: searchText(h.record) })), options);
+  const scores = await unlessFailed(() => reranker.rerank(query, hits.map((h) => ({ id: h.record.id, text: searchText(h.record) })), options), options.signal, onFailure);
+  if (!scores) return undefined;
   const byId = new Map(scores.map((s) => [s.id, s.score]));
   return hits.map((h) => ({ ...h, score: byId.get(h.record.id) ?? 0 })).sort((a, b) => b.score - a.score);
 }
@@ -126,11 +132,26 @@ export async function searchAgentTrack(partition: Partition, query: string, quer
   const fused = options.method === 'hybrid' || options.method === 'agentic';
   let cases = rank(recall<AgentCaseRecord>(partition, 'agent_case', query, queryVector, options), options.method, 'linear', options.calibration);
   let skills = rank(recall<AgentSkillRecord>(partition, 'agent_skill', query, queryVector, options), options.method, 'rrf', options.calibration);
-  if (fused && options.reranker) skills = await rerankHits(options.reranker, query, skills.slice(0, options.limit * 2), options);
+  const callOptions: ModelCallOptions = options.signal ? { signal: options.signal } : {};
+  if (fused && options.reranker) {
+    skills = (await rerankHits(options.reranker, query, skills.slice(0, options.limit * 2), callOptions, (code) => {
+      options.notice('reranker.failed', `The reranker failed (${code}): skills kept their fused order.`);
+    })) ?? skills;
+  }
   if (fused && useLlmRerank && options.llmReranker) {
-    cases = await rerankHits(options.llmReranker, query, cases.slice(0, options.limit * 2), options);
-    const verified = await rerankHits(options.llmReranker, query, skills.slice(0, options.limit * 2), options);
-    skills = verified.filter((s) => s.score >= SKILL_VERIFY_FLOOR);
+    const llmReranker = options.llmReranker;
+    let failed = false;
+    const onFailure = (code: string) => {
+      if (!failed) options.notice('llm_rerank.failed', `enable_llm_rerank was set but the LLM failed (${code}): cases and skills kept their fused order.`);
+      failed = true;
+    };
+    const reranked = await rerankHits(llmReranker, query, cases.slice(0, options.limit * 2), callOptions, onFailure);
+    // One failure is enough: a loading or failed LLM is not asked twice for the same search.
+    const verified = failed ? undefined : await rerankHits(llmReranker, query, skills.slice(0, options.limit * 2), callOptions, onFailure);
+    if (reranked && verified) {
+      cases = reranked;
+      skills = verified.filter((s) => s.score >= SKILL_VERIFY_FLOOR);
+    }
   }
   if (fused) {
     for (const list of [cases, skills] as AgentHit<MemoryRecord>[][]) for (const h of list) h.relevance = h.score;

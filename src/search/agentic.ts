@@ -1,14 +1,16 @@
 /**
- * Agentic retrieval: round 1 recalls a wide pool and reranks it to 10; an LLM judges whether
- * that is enough to answer. If not, it writes 2–3 supplementary queries (5–300 characters, none
+ * Agentic retrieval: round 1 recalls a wide pool and reranks it; an LLM judges whether its top 10
+ * are enough to answer. If not, it writes 2–3 supplementary queries (5–300 characters, none
  * equal to the original) which run in parallel as round 2; everything is fused by RRF, deduped,
- * capped at 40 and reranked. Without an LLM it answers after round 1 and reports why.
+ * capped at 40 and reranked. Either round keeps at least what the caller asked for (`top_k`,
+ * up to 100 for -1). Without an LLM, or when the LLM, the reranker or round 2 fails, it answers
+ * with what round 1 found and a notice says why.
  */
 import type { Llm, ModelCallOptions, Reranker } from '../models/ports.js';
-import { isMemoryError } from '../errors.js';
 import { completeJson } from '../models/llm-json.js';
 import { searchText } from '../records.js';
 import type { UnitCandidate } from './episode-track.js';
+import { unlessFailed } from './degrade.js';
 import { rrf } from './scores.js';
 
 export const ROUND1_POOL = 50;
@@ -40,6 +42,8 @@ const QUERIES_SCHEMA = {
 } as const;
 
 export interface AgenticDeps extends ModelCallOptions {
+  /** How many candidates the caller wants back (the search's `top_k`, or its cap for -1). */
+  keep: number;
   llm: Llm | null;
   reranker: Reranker | null;
   /** Hybrid recall of units for one query (already filtered to the owner and the filters). */
@@ -58,10 +62,17 @@ function describe(candidates: readonly UnitCandidate[]): string {
   return candidates.map((c, i) => `[${i + 1}] ${searchText(c.record).slice(0, 600).replace(/\s+/g, ' ')}`).join('\n');
 }
 
-/** Reranks candidates with the configured reranker (its 0..1 score becomes theirs), or keeps the calibrated order without one. */
-export async function rerankUnits(reranker: Reranker | null, query: string, candidates: UnitCandidate[], keep: number, options: ModelCallOptions): Promise<UnitCandidate[]> {
-  if (!reranker || candidates.length === 0) return [...candidates].sort((a, b) => b.score - a.score).slice(0, keep);
-  const scores = await reranker.rerank(query, candidates.map((c) => ({ id: c.record.id, text: searchText(c.record) })), options);
+/**
+ * Reranks candidates with the configured reranker (its 0..1 score becomes theirs), or keeps the
+ * calibrated order without one, or when it fails (`notice` says so).
+ */
+export async function rerankUnits(reranker: Reranker | null, query: string, candidates: UnitCandidate[], keep: number, options: ModelCallOptions, notice?: AgenticDeps['notice']): Promise<UnitCandidate[]> {
+  const calibratedOrder = () => [...candidates].sort((a, b) => b.score - a.score).slice(0, keep);
+  if (!reranker || candidates.length === 0) return calibratedOrder();
+  const scores = await unlessFailed(() => reranker.rerank(query, candidates.map((c) => ({ id: c.record.id, text: searchText(c.record) })), options), options.signal, (code) => {
+    notice?.('agentic.reranker_failed', `The reranker failed (${code}): candidates kept the calibrated hybrid order.`);
+  });
+  if (!scores) return calibratedOrder();
   const byId = new Map(scores.map((s) => [s.id, s.score]));
   return candidates
     .map((c) => ({ ...c, score: byId.get(c.record.id) ?? 0 }))
@@ -88,8 +99,9 @@ export function acceptQueries(original: string, proposed: unknown[]): string[] {
 /** Runs agentic retrieval for one query. */
 export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise<AgenticResult> {
   const options: ModelCallOptions = deps.signal ? { signal: deps.signal } : {};
-  const pool = (await deps.recall(query)).slice(0, ROUND1_POOL);
-  const round1 = await rerankUnits(deps.reranker, query, pool, ROUND1_KEEP, options);
+  const keep1 = Math.max(ROUND1_KEEP, deps.keep);
+  const pool = (await deps.recall(query)).slice(0, Math.max(ROUND1_POOL, deps.keep));
+  const round1 = await rerankUnits(deps.reranker, query, pool, keep1, options, deps.notice);
   if (!deps.reranker) deps.notice('agentic.no_reranker', 'No reranker is configured: round 1 kept the calibrated hybrid order.');
   const llm = deps.llm;
   if (!llm) {
@@ -98,15 +110,8 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
   }
 
   // The LLM is an aid, not a dependency: if it fails, the answer is round 1 and a notice says so.
-  const askLlm = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
-    try {
-      return await work();
-    } catch (error) {
-      if (deps.signal?.aborted || (isMemoryError(error) && error.code === 'ABORTED')) throw error;
-      deps.notice('agentic.llm_failed', `The LLM call failed (${isMemoryError(error) ? error.code : 'error'}): returned round 1.`);
-      return undefined;
-    }
-  };
+  const askLlm = <T>(work: () => Promise<T>): Promise<T | undefined> =>
+    unlessFailed(work, deps.signal, (code) => deps.notice('agentic.llm_failed', `The LLM call failed (${code}): returned round 1.`));
 
   const sufficiency = await askLlm(() => completeJson<Sufficiency>(
     llm,
@@ -116,7 +121,7 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
       jsonSchema: SUFFICIENCY_SCHEMA,
       messages: [
         { role: 'system', content: 'You judge whether retrieved memories are enough to answer a question. Answer with JSON only.' },
-        { role: 'user', content: `Question: ${query}\n\nRetrieved memories:\n${describe(round1) || '(none)'}\n\nAre these enough to answer the question? Return {"is_sufficient": boolean, "reasoning": string, "missing_information": string}.` },
+        { role: 'user', content: `Question: ${query}\n\nRetrieved memories:\n${describe(round1.slice(0, ROUND1_KEEP)) || '(none)'}\n\nAre these enough to answer the question? Return {"is_sufficient": boolean, "reasoning": string, "missing_information": string}.` },
       ],
     },
     (v) => {
@@ -149,15 +154,19 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
     deps.notice('agentic.no_valid_queries', 'The LLM proposed no usable supplementary query: returned round 1.');
     return { candidates: round1, rounds: 1, sufficiency, supplementaryQueries: [] };
   }
-  const round2 = await Promise.all(queries.map((q) => deps.recall(q)));
+  const round2 = await unlessFailed(() => Promise.all(queries.map((q) => deps.recall(q))), deps.signal, (code) => {
+    deps.notice('agentic.round2_failed', `Round 2 failed (${code}): returned round 1.`);
+  });
+  if (!round2) return { candidates: round1, rounds: 1, sufficiency, supplementaryQueries: [] };
   const byId = new Map<string, UnitCandidate>();
   for (const c of [...round1, ...round2.flat()]) {
     const known = byId.get(c.record.id);
     if (!known || c.score > known.score) byId.set(c.record.id, c);
   }
+  const cap = Math.max(ROUND2_CAP, deps.keep);
   const fused = rrf([round1.map((c) => c.record.id), ...round2.map((list) => list.map((c) => c.record.id))])
-    .slice(0, ROUND2_CAP)
+    .slice(0, cap)
     .map(({ id }) => byId.get(id)!);
-  const reranked = await rerankUnits(deps.reranker, query, fused, ROUND2_CAP, options);
+  const reranked = await rerankUnits(deps.reranker, query, fused, cap, options, deps.notice);
   return { candidates: reranked, rounds: 2, sufficiency, supplementaryQueries: queries };
 }

@@ -116,6 +116,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
     } else {
       const result = await agenticRetrieve(request.query, {
         ...options,
+        keep: limit,
         llm: deps.llm,
         reranker: deps.reranker,
         notice,
@@ -147,6 +148,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
         reranker: deps.reranker,
         llmReranker: deps.llmReranker,
         calibration,
+        notice,
       }, request.enable_llm_rerank && request.method === 'hybrid');
       for (const h of [...agent.cases, ...agent.skills]) {
         legs[h.record.id] = h.legs;

@@ -1,0 +1,18 @@
+/**
+ * Model aids in a search (an LLM's judgement, a reranker's order) make answers better but are
+ * never what an answer depends on: when one fails (an error, a timeout, an LLM still loading or
+ * one that failed to load) the search answers without it and a notice says so. Only the caller's
+ * own abort stops the search.
+ */
+import { isMemoryError, wrapError } from '../errors.js';
+
+/** Runs `work`; on a failure that is not the caller's abort, reports its code and returns undefined. */
+export async function unlessFailed<T>(work: () => Promise<T>, signal: AbortSignal | undefined, onFailure: (code: string) => void): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch (error) {
+    if (signal?.aborted) throw wrapError(error, 'ABORTED');
+    onFailure(isMemoryError(error) ? error.code : 'MODEL_FAILED');
+    return undefined;
+  }
+}
