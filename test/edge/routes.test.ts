@@ -5,6 +5,7 @@
 import { SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, conversation, ok, ORIGIN, T0 } from './helpers.js';
+import { TEST_TENANCIES } from './keys.js';
 
 describe('routes through the Worker', () => {
   beforeAll(async () => {
@@ -105,6 +106,33 @@ describe('routes through the Worker', () => {
     expect((await ok('delete', { user_id: 'carol' })).data.deleted_count).toBeGreaterThan(0);
     expect((await ok('get', { agent_id: 'helper', memory_type: 'agent_case' })).data.total_count).toBe(0);
     expect((await ok('get', { user_id: 'carol', memory_type: 'episode' })).data.total_count).toBe(0);
+  });
+
+  it('an oversized chunked body is 413: the Worker stops reading it and writes nothing', async () => {
+    const MiB = 1024 * 1024;
+    const total = 256 * MiB;
+    const head = new TextEncoder().encode('{"user_id":"chunky","title":"t","content":"');
+    let pulled = 0;
+    // No content-length: the limit has to hold while the body streams. (workerd logs the upload's
+    // pipe being aborted when the Worker cancels the body; that is the cancel working.)
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled >= total) return controller.close();
+        const chunk = new Uint8Array(MiB).fill(0x78);
+        if (pulled === 0) chunk.set(head);
+        pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const response = await SELF.fetch(`${ORIGIN}/api/v1/memory/knowledge`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_TENANCIES.acme.key}` },
+      body,
+    });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as any).code).toBe('PAYLOAD_TOO_LARGE');
+    expect(pulled).toBeLessThan(total / 4);
+    expect((await ok('get', { user_id: 'chunky', memory_type: 'knowledge' })).data.total_count).toBe(0);
   });
 
   it('unknown routes are 404 and other methods 405', async () => {
