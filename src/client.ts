@@ -22,6 +22,7 @@ import type { ImportCall, MemoryChange, MethodName, PeerEvent } from './rpc/peer
 import type { Notice, SearchTrace } from './search/search.js';
 import type { MemoryWorkerApi, WorkerStatus } from '../worker/memory.worker.js';
 import type { WorkerLlmOptions } from '../worker/open-engine.js';
+import type { EncryptionOptions } from './store/sealed-store.js';
 
 export type { MemoryChange } from './rpc/peer.js';
 
@@ -47,6 +48,12 @@ export interface MemoryClientOptions {
    * carries on without an LLM.
    */
   llm?: WorkerLlmOptions;
+  /**
+   * Seals everything the memory keeps in IndexedDB (AES-256-GCM): `{ key }` (32 bytes or an HKDF
+   * CryptoKey, which may be non-extractable) or `{ passphrase }`. A memory made with one must
+   * always be opened with it (ENCRYPTION_KEY_INVALID otherwise); see docs/encryption.md.
+   */
+  encryption?: EncryptionOptions;
   /** Progress of opening the memory (model download, loading, re-embedding), whichever tab hosts it. */
   onProgress?: (progress: Progress) => void;
   /** Degraded paths taken by the engine (no LLM, extractor fallback, …). */
@@ -127,6 +134,7 @@ export async function createMemoryClient(options: MemoryClientOptions): Promise<
         ...(options.durability ? { durability: options.durability } : {}),
         ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
         ...(options.llm ? { llm: options.llm } : {}),
+        ...(options.encryption ? { encryption: options.encryption } : {}),
       },
       proxy(onEvent),
     );

@@ -40,4 +40,6 @@ export interface EdgeEnv {
   LLM_BASE_URL?: string;
   LLM_MODEL?: string;
   LLM_API_KEY?: string;
+  /** Secret: base64 of 32 bytes; when set, every object's storage is sealed with AES-256-GCM (docs/encryption.md). */
+  ENGRAM_ENCRYPTION_KEY?: string;
 }

@@ -11,6 +11,7 @@ import { createDurableObjectStore } from '../src/store/durable-object-store.js';
 import { bodyInTenancy, parseTenancyName, TENANCY_HEADER } from './auth.js';
 import type { EdgeEnv, MemoryObjectState } from './edge-env.js';
 import { edgeEmbedder, edgeLlm } from './edge-models.js';
+import { edgeEncryption } from './edge-encryption.js';
 
 export class MemoryObject {
   private readonly ctx: MemoryObjectState;
@@ -60,6 +61,7 @@ export class MemoryObject {
   private async open(): Promise<Memory> {
     return createMemory({
       store: createDurableObjectStore(this.ctx.storage),
+      ...edgeEncryption(this.env),
       embedder: await edgeEmbedder(this.env),
       llm: edgeLlm(this.env),
       onNotice: (notice) => {

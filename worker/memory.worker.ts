@@ -11,6 +11,8 @@ import { createError, isAbortError } from '../src/errors.js';
 import { registerErrorTransfer } from '../src/rpc/error-transfer.js';
 import { createPeer, GOODBYE_LINGER_MS, METHODS, type MethodName, type Peer, type PeerEvent } from '../src/rpc/peer.js';
 import { openEngine, type WorkerLlmOptions } from './open-engine.js';
+import { createIndexedDbStore } from '../src/store/indexeddb-store.js';
+import { checkEncryption, type EncryptionOptions } from '../src/store/sealed-store.js';
 
 registerErrorTransfer();
 
@@ -24,6 +26,7 @@ export interface WorkerInitOptions {
   durability?: IDBTransactionDurability;
   autoRadius?: number;
   llm?: WorkerLlmOptions;
+  encryption?: EncryptionOptions;
 }
 
 /** Where this worker stands. */
@@ -108,6 +111,11 @@ const api: MemoryWorkerApi = {
       });
 
     await Promise.race([me.ready, hostingFailed]);
+    // A tab served by another tab's host never opens the store: it must still hold the right key.
+    if (!me.hosting) await followerKeyCheck(options).catch((error: unknown) => {
+      failure = error;
+      throw error;
+    });
     return status();
   },
 
@@ -140,5 +148,15 @@ const api: MemoryWorkerApi = {
     channel?.close();
   },
 };
+
+/** The key check of a follower: the header alone is read (another tab's engine owns the data). */
+async function followerKeyCheck(options: WorkerInitOptions): Promise<void> {
+  const store = await createIndexedDbStore(options.name, { prefetch: false });
+  try {
+    await checkEncryption(store, options.encryption);
+  } finally {
+    await store.close();
+  }
+}
 
 expose(api);

@@ -16,6 +16,7 @@ import { createOpenAiCompatibleLlm } from '../src/models/openai-compatible-llm.j
 import { createWebLlm } from '../src/models/webllm-llm.js';
 import type { AppConfig } from '@mlc-ai/web-llm';
 import type { StorageAdapter } from '../src/store/port.js';
+import type { EncryptionOptions } from '../src/store/sealed-store.js';
 
 /** What opening a memory needs (structured-clone-safe, apart from `fetch`). */
 export interface OpenEngineOptions {
@@ -30,6 +31,8 @@ export interface OpenEngineOptions {
   fetch?: typeof fetch;
   /** An LLM for extraction, agentic search and `enable_llm_rerank`, created inside the worker. */
   llm?: WorkerLlmOptions;
+  /** Seals the memory's IndexedDB data under this key or passphrase (structured-clone-safe: a CryptoKey clones). */
+  encryption?: EncryptionOptions;
 }
 
 /** Which LLM the hosting worker creates (structured-clone-safe). */
@@ -116,6 +119,7 @@ export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHo
       store,
       embedder,
       warmIndexes: true,
+      ...(options.encryption ? { encryption: options.encryption } : {}),
       ...(options.llm ? { llm: startLlm(options.llm, hooks) } : {}),
       ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
       onProgress: (progress) => {

@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import { createMemory } from '../engine.js';
 import { createDefaultEmbedder } from '../models/load-static-model.js';
 import { createOpenAiCompatibleLlm } from '../models/openai-compatible-llm.js';
-import { createFileStore } from '../store/file-store.js';
+import { createSqliteStore } from '../store/sqlite-store.js';
+import { serveEncryption } from '../store/encryption-source.js';
 import { createErrorRenderer, createFetchHandler, type HandlerOptions } from './handler.js';
 import { exposureProblem, normaliseOrigin, parseHost } from './local-guard.js';
 import { startNodeServer } from './node-server.js';
@@ -19,6 +20,7 @@ const HELP = `Usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--data .
   --port   TCP port (default 8787; 0 picks a free one)
   --host   interface to listen on (default 127.0.0.1: this machine only)
   --data   directory holding the memory (created if missing; default ./.engram)
+  --passphrase-file PATH  encrypt the memory at rest with the passphrase in PATH (or env ENGRAM_PASSPHRASE)
   --token T             require \`Authorization: Bearer T\` on every request (default: env ENGRAM_TOKEN)
   --allow-origin URL    let web pages of this origin call the API, with CORS (repeatable; none by default)
   --allow-host NAME     also answer requests addressed to NAME or NAME:PORT, e.g. a LAN address (repeatable)
@@ -56,6 +58,7 @@ export function readServeSettings(args: string[], env: Record<string, string | u
       port: { type: 'string', default: '8787' },
       host: { type: 'string', default: '127.0.0.1' },
       data: { type: 'string', default: './.engram' },
+      'passphrase-file': { type: 'string' },
       token: { type: 'string' },
       'allow-origin': { type: 'string', multiple: true, default: [] },
       'allow-host': { type: 'string', multiple: true, default: [] },
@@ -99,7 +102,8 @@ async function main(): Promise<void> {
     ? createOpenAiCompatibleLlm({ baseUrl, model: process.env['ENGRAM_LLM_MODEL'] ?? 'default', ...(apiKey ? { apiKey } : {}) })
     : null;
   const memory = await createMemory({
-    store: await createFileStore(values.data!),
+    store: await createSqliteStore(values.data!),
+    ...(await serveEncryption(process.argv.slice(2))),
     embedder: await createDefaultEmbedder(),
     llm,
     onNotice: (n) => console.warn(`[engram] ${n.code}: ${n.message}`),

@@ -191,12 +191,13 @@ export async function createSealedStore(inner: StorageAdapter, encryption: Encry
   };
 }
 
+const notSealed = () => createError('ENCRYPTION_KEY_INVALID', {
+  message: 'This memory is not encrypted: it cannot be opened with a key. Export it, and import the bundle into a new encrypted memory.',
+  details: { reason: 'not_encrypted' },
+});
+
 /** A store that already holds plain data must not get sealed items mixed in. */
 async function refuseIfNotEmpty(inner: StorageAdapter): Promise<void> {
-  const notSealed = () => createError('ENCRYPTION_KEY_INVALID', {
-    message: 'This memory is not encrypted: it cannot be opened with a key. Export it, and import the bundle into a new encrypted memory.',
-    details: { reason: 'not_encrypted' },
-  });
   for (const probe of PLAIN_META_PROBES) if ((await inner.getMeta(probe)) !== undefined) throw notSealed();
   if ((await inner.loadAll()).length > 0) throw notSealed();
 }
@@ -206,6 +207,21 @@ export async function refuseIfSealed(store: StorageAdapter): Promise<void> {
   if ((await store.getMeta(SEAL_META)) !== undefined) {
     throw createError('ENCRYPTION_KEY_INVALID', { message: 'This memory is encrypted: open it with its key or passphrase.', details: { reason: 'key_required' } });
   }
+}
+
+/**
+ * Checks, without opening a memory over it, that `encryption` is what opens `store`: its key for a
+ * sealed store, none for a plain one. For a process that joins a memory another one hosts (a
+ * follower tab), which must not be let in with the wrong key just because it never opens the store.
+ */
+export async function checkEncryption(store: StorageAdapter, encryption: EncryptionOptions | undefined): Promise<void> {
+  if (encryption === undefined) return refuseIfSealed(store);
+  const options = checkEncryptionOptions(encryption);
+  const header = await store.getMeta(SEAL_META);
+  if (header === undefined) {
+    throw notSealed();
+  }
+  await keysForHeader(options, header);
 }
 
 /** The store the engine works on: sealed when `encryption` is given, else checked not to be sealed. */

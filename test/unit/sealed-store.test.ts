@@ -4,7 +4,7 @@
  * key, the raw database bytes holding none of a memory's words, and export/import/forget working
  * through an encrypted memory.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { StorageAdapter, StoreBatch } from '../../src/store/port.js';
 import { createSealedStore, SEAL_META, type EncryptionOptions } from '../../src/store/sealed-store.js';
 import { createSqliteStore } from '../../src/store/sqlite-store.js';
+import { serveEncryption } from '../../src/store/encryption-source.js';
 import { fact } from '../support/storage-contract-cases.js';
 import { defineStorageContract } from '../support/storage-contract.js';
 import { MINUTE, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
@@ -251,6 +252,26 @@ describe('sealed store', () => {
     for (const id of forget.delete) {
       expect(before, id).toContain(id);
       expect(after, id).not.toContain(id);
+    }
+  });
+});
+
+describe('the Node server’s passphrase', () => {
+  it('comes from --passphrase-file (one trailing line break dropped) or ENGRAM_PASSPHRASE; neither means a plain memory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'engram-passphrase-'));
+    try {
+      const file = join(dir, 'pass');
+      await writeFile(file, 'two words\n');
+      expect(await serveEncryption(['--port', '0', '--passphrase-file', file], { ENGRAM_PASSPHRASE: 'env' })).toEqual({ encryption: { passphrase: 'two words' } });
+      expect(await serveEncryption(['--data', dir], { ENGRAM_PASSPHRASE: 'from env' })).toEqual({ encryption: { passphrase: 'from env' } });
+      expect(await serveEncryption(['--data', dir], {})).toEqual({});
+      // A source that is named but unusable stops the server instead of opening the memory in clear.
+      await writeFile(file, '\n');
+      await expect(serveEncryption(['--passphrase-file', file], {})).rejects.toThrow(/empty/);
+      await expect(serveEncryption(['--passphrase-file', join(dir, 'missing')], {})).rejects.toThrow(/cannot read/);
+      await expect(serveEncryption([], { ENGRAM_PASSPHRASE: '' })).rejects.toThrow(/empty/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
