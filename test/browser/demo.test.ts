@@ -219,6 +219,15 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     expect(malformed.status).toBe(422);
     expect(malformed.body.detail[0]!.type).toBe('json_invalid');
 
+    // The service worker reads bodies through the same byte-counting reader as every host.
+    const oversized = await pageA.evaluate(async () => {
+      const body = JSON.stringify({ user_id: 'maya', query: 'x'.repeat(10 * 1024 * 1024) });
+      const response = await fetch('/api/v1/memory/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return { status: response.status, body: (await response.json()) as { code: string } };
+    });
+    expect(oversized.status).toBe(413);
+    expect(oversized.body.code).toBe('PAYLOAD_TOO_LARGE');
+
     const health = await api<{ status: string; host: string; memory: { records: number } }>(pageA, '/health');
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: 'ok', host: 'tab' });
