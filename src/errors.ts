@@ -3,6 +3,7 @@
  * `MemoryError` carrying one of these codes; foreign errors (DOMException, onnxruntime, WebLLM,
  * fetch) are wrapped with a code here and never leak raw. Tests assert codes, not messages.
  */
+import { boundedDetails } from './contract/echo.js';
 
 export const ERROR_CATALOG = {
   VALIDATION_FAILED: { status: 422, message: 'The request does not follow the contract.' },
@@ -77,11 +78,15 @@ export function isMemoryError(value: unknown): value is MemoryError {
   return value instanceof MemoryError || (typeof value === 'object' && value !== null && (value as { name?: unknown }).name === 'MemoryError' && typeof (value as { code?: unknown }).code === 'string');
 }
 
-/** A 422 carrying FastAPI-style details. */
-export function validationError(details: ValidationDetail[]): MemoryError {
-  const first = details[0];
+/**
+ * A 422 carrying FastAPI-style details, bounded once, here (`boundedDetails`): at most 50 issues,
+ * each echoed input cut short, so every host and dialect can render and transfer it safely.
+ */
+export function validationError(details: ValidationDetail[], message?: string): MemoryError {
+  const bounded = boundedDetails(details);
+  const first = bounded[0];
   const where = first ? `${first.loc.join('.')}: ${first.msg}` : 'invalid request';
-  return new MemoryError('VALIDATION_FAILED', { message: `Invalid request (${where})`, details });
+  return new MemoryError('VALIDATION_FAILED', { message: message ?? `Invalid request (${where})`, details: bounded });
 }
 
 /** Wraps anything thrown by foreign code with a catalog code; MemoryErrors pass through unchanged. */

@@ -5,7 +5,7 @@
  */
 import type { ValidationDetail } from '../errors.js';
 import type { FilterOperator } from './types.js';
-import type { Loc } from './schema.js';
+import { isFull, type Loc } from './schema.js';
 
 /** The fields of a record a filter can see. */
 export interface FilterableFields {
@@ -22,6 +22,11 @@ const OPERATORS: readonly FilterOperator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lt
 const SCOPE_KEYS = new Set(['user_id', 'agent_id', 'app_id', 'project_id', 'owner_id', 'owner_type']);
 const MAX_DEPTH = 8;
 const MAX_IN_VALUES = 1000;
+/**
+ * FilterNode objects and field conditions in one filter. The compiled predicate runs once per
+ * record, so its size multiplies every search; and each node can carry an issue.
+ */
+export const MAX_FILTER_NODES = 256;
 
 type Value = string | number | null;
 
@@ -55,8 +60,19 @@ export function parseTimestamp(value: unknown): number | undefined {
 
 const MAX_EPOCH_MS = 8.64e15;
 
-function push(issues: ValidationDetail[], loc: Loc, type: string, msg: string, input: unknown): void {
-  issues.push({ loc, msg, type, input });
+function push(issues: ValidationDetail[], loc: Loc, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): void {
+  if (!isFull(issues)) issues.push({ loc, msg, type, input, ...(ctx ? { ctx } : {}) });
+}
+
+/** Nodes a filter may still add (shared across one parse); below zero once the overflow is reported. */
+interface Budget {
+  nodes: number;
+}
+
+/** Reports, once per filter, that it holds too many nodes; later overflows stay silent. */
+function overBudget(issues: ValidationDetail[], loc: Loc, input: unknown, budget: Budget): void {
+  if (budget.nodes >= 0) push(issues, loc, 'value_error', `Value error, filters hold more than ${MAX_FILTER_NODES} nodes and conditions`, input, { max_nodes: MAX_FILTER_NODES });
+  budget.nodes = -1;
 }
 
 function checkValue(field: FilterField, value: unknown, loc: Loc, issues: ValidationDetail[]): Value | undefined {
@@ -74,6 +90,7 @@ function checkValue(field: FilterField, value: unknown, loc: Loc, issues: Valida
 }
 
 function parseCondition(field: FilterField, condition: unknown, loc: Loc, issues: ValidationDetail[]): FilterTree[] {
+  // Condition objects are client-sized (any number of unknown operators): the loop stops once the issues are full.
   if (!isObject(condition)) {
     const value = checkValue(field, condition, loc, issues);
     return value === undefined ? [] : [{ kind: 'cmp', field, op: 'eq', value }];
@@ -82,6 +99,7 @@ function parseCondition(field: FilterField, condition: unknown, loc: Loc, issues
   if (keys.length === 0) push(issues, loc, 'value_error', `Value error, empty operator object for '${field}'`, condition);
   const out: FilterTree[] = [];
   for (const key of keys) {
+    if (isFull(issues)) break;
     const opLoc = [...loc, key];
     if (!(OPERATORS as readonly string[]).includes(key)) {
       push(issues, opLoc, 'value_error', `Value error, unknown operator '${key}'; use one of ${OPERATORS.join(', ')}`, condition[key]);
@@ -112,7 +130,7 @@ function parseCondition(field: FilterField, condition: unknown, loc: Loc, issues
   return out;
 }
 
-function parseNode(node: unknown, loc: Loc, depth: number, issues: ValidationDetail[]): FilterTree {
+function parseNode(node: unknown, loc: Loc, depth: number, issues: ValidationDetail[], budget: Budget): FilterTree {
   const and: FilterTree[] = [];
   if (!isObject(node)) {
     push(issues, loc, 'model_type', 'Input should be a valid dictionary or instance of FilterNode', node);
@@ -122,7 +140,9 @@ function parseNode(node: unknown, loc: Loc, depth: number, issues: ValidationDet
     push(issues, loc, 'value_error', `Value error, filters nest deeper than ${MAX_DEPTH} levels`, undefined);
     return { kind: 'and', children: and };
   }
-  for (const [key, value] of Object.entries(node)) {
+  for (const key of Object.keys(node)) {
+    if (isFull(issues)) break;
+    const value = node[key];
     const keyLoc = [...loc, key];
     if (value === undefined) continue;
     if (key === 'AND' || key === 'OR') {
@@ -135,7 +155,13 @@ function parseNode(node: unknown, loc: Loc, depth: number, issues: ValidationDet
         push(issues, keyLoc, 'value_error', 'Value error, OR needs at least one condition', value);
         continue;
       }
-      const children = value.map((child, i) => parseNode(child, [...keyLoc, i], depth + 1, issues));
+      if (value.length > budget.nodes) {
+        overBudget(issues, keyLoc, value, budget);
+        continue;
+      }
+      budget.nodes -= value.length;
+      const children: FilterTree[] = [];
+      for (let i = 0; i < value.length && !isFull(issues); i++) children.push(parseNode(value[i], [...keyLoc, i], depth + 1, issues, budget));
       and.push({ kind: key === 'AND' ? 'and' : 'or', children });
       continue;
     }
@@ -147,6 +173,11 @@ function parseNode(node: unknown, loc: Loc, depth: number, issues: ValidationDet
       push(issues, keyLoc, 'value_error', `Value error, unknown filter field '${key}'; use one of ${FILTER_FIELDS.join(', ')}`, value);
       continue;
     }
+    if (budget.nodes <= 0) {
+      overBudget(issues, keyLoc, value, budget);
+      continue;
+    }
+    budget.nodes -= 1;
     and.push(...parseCondition(key as FilterField, value, keyLoc, issues));
   }
   return { kind: 'and', children: and };
@@ -193,7 +224,7 @@ function findTopLevelSession(tree: FilterTree): string | null {
 /** Validates a `filters` value; pushes FastAPI-style issues under `loc` and returns undefined when it is invalid. */
 export function parseFilters(node: unknown, loc: Loc, issues: ValidationDetail[]): ParsedFilters | undefined {
   const before = issues.length;
-  const tree = parseNode(node, loc, 0, issues);
+  const tree = parseNode(node, loc, 0, issues, { nodes: MAX_FILTER_NODES - 1 });
   if (issues.length > before) return undefined;
   return { tree, test: compile(tree), topLevelSessionId: findTopLevelSession(tree) };
 }

@@ -6,7 +6,7 @@
 import { validationError, type ValidationDetail } from '../errors.js';
 import { parseFilters, parseTimestamp, type ParsedFilters } from './filters.js';
 import {
-  INVALID, anyOf, arrayOf, bool, int, nullable, num, object, oneOf, optional, record, required, str, withDefault,
+  INVALID, anyOf, arrayOf, bool, boundedJson, int, issue, isFull, nullable, num, object, oneOf, optional, record, required, str, withDefault,
   type Check, type Shape,
 } from './schema.js';
 import {
@@ -19,6 +19,15 @@ export const SCOPE_ID_PATTERN = /^[A-Za-z0-9_.@+-]+$/;
 export const MAX_QUERY_LENGTH = 16_000;
 export const MAX_MESSAGES_PER_ADD = 500;
 export const MAX_CONTENT_LENGTH = 100_000;
+/** Bytes of JSON a message's content-item list may hold, and likewise its `tool_calls`. */
+export const MAX_MESSAGE_JSON_BYTES = 262_144;
+/** Bytes of JSON one profile upsert's `profile_data` may hold. */
+export const MAX_PROFILE_BYTES = 65_536;
+/**
+ * Items of one list in `profile_data`: what the stored profile keeps of a list, so one request
+ * never holds more than can be kept.
+ */
+export const MAX_PROFILE_LIST_ITEMS = 50;
 export const DEFAULT_SCOPE = 'default';
 
 const scopeId = () => str({ min: 1, max: 256, pattern: SCOPE_ID_PATTERN });
@@ -49,29 +58,51 @@ const ownerFields = {
   project_id: withDefault(scopeId(), DEFAULT_SCOPE),
 };
 
-function run<T>(check: Check<T>, body: unknown, extra?: (value: T, issues: ValidationDetail[]) => void): T {
+/** A rule over the whole body (pydantic's model validator), given the raw object. */
+type ModelRule = (raw: Record<string, unknown>, issues: ValidationDetail[]) => void;
+
+const isBodyObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Runs the field checks, then `extra` (needs valid fields), then the model rules. The model
+ * rules (one owner, not both ids…) read the raw body, so they are reported together with the
+ * field errors and after them, as the README promises: every problem at once.
+ */
+function run<T>(check: Check<T>, body: unknown, extra?: ((value: T, issues: ValidationDetail[]) => void) | null, ...rules: ModelRule[]): T {
   const issues: ValidationDetail[] = [];
   const value = check(body, ['body'], issues);
   if (value !== INVALID && extra) extra(value, issues);
+  if (isBodyObject(body)) for (const rule of rules) rule(body, issues);
   if (value === INVALID || issues.length > 0) throw validationError(issues);
   return value;
 }
 
-function resolveOwner(value: { user_id?: string | null | undefined; agent_id?: string | null | undefined; app_id: string; project_id: string }, issues: ValidationDetail[]): Scope | undefined {
+/** Which owner a raw body names: exactly one of user_id / agent_id set (not null), else undefined. */
+function ownerTypeOf(raw: Record<string, unknown>): OwnerType | undefined {
+  const user = raw['user_id'] ?? null;
+  const agent = raw['agent_id'] ?? null;
+  if ((user === null) === (agent === null)) return undefined;
+  return user !== null ? 'user' : 'agent';
+}
+
+/** The one-owner rule, on the raw body. */
+const oneOwner: ModelRule = (raw, issues) => {
+  if (ownerTypeOf(raw) !== undefined) return;
+  issues.push({
+    loc: ['body'],
+    msg: 'Value error, exactly one of user_id or agent_id must be set',
+    type: 'value_error',
+    input: { user_id: raw['user_id'] ?? null, agent_id: raw['agent_id'] ?? null },
+  });
+};
+
+/** The partition of a validated body (the one-owner rule has passed). */
+function scopeOf(value: { user_id?: string | null | undefined; agent_id?: string | null | undefined; app_id: string; project_id: string }): Scope {
   const user = value.user_id ?? null;
-  const agent = value.agent_id ?? null;
-  if ((user === null) === (agent === null)) {
-    issues.push({
-      loc: ['body'],
-      msg: 'Value error, exactly one of user_id or agent_id must be set',
-      type: 'value_error',
-      input: { user_id: user, agent_id: agent },
-    });
-    return undefined;
-  }
   return user !== null
     ? { app_id: value.app_id, project_id: value.project_id, owner_type: 'user', owner_id: user }
-    : { app_id: value.app_id, project_id: value.project_id, owner_type: 'agent', owner_id: agent as string };
+    : { app_id: value.app_id, project_id: value.project_id, owner_type: 'agent', owner_id: value.agent_id as string };
 }
 
 /** A `filters` field: a FilterNode or null, validated by the DSL's own rules. */
@@ -126,12 +157,9 @@ const searchShape = object({
 
 /** Validates a SearchRequest (seed 000) and fills its defaults. */
 export function parseSearchRequest(body: unknown): ResolvedSearch {
-  let scope: Scope | undefined;
-  const value = run(searchShape, body, (v, issues) => {
-    scope = resolveOwner(v, issues);
-  });
+  const value = run(searchShape, body, null, oneOwner);
   return {
-    scope: scope as Scope,
+    scope: scopeOf(value),
     query: value.query,
     method: value.method,
     top_k: value.top_k,
@@ -146,11 +174,12 @@ export function parseSearchRequest(body: unknown): ResolvedSearch {
 // ---------------------------------------------------------------------------------------------
 // add / flush
 
-const contentCheck = anyOf<string | Record<string, unknown>[]>(
+// Content items and tool calls are free-form JSON, stored as sent: bounded in depth and size first.
+const contentCheck = boundedJson(anyOf<string | Record<string, unknown>[]>(
   [text(MAX_CONTENT_LENGTH), arrayOf(record(), { min: 1, max: 100 })],
   'content_type',
   'Input should be a non-empty string or a list of content items',
-);
+), { maxBytes: MAX_MESSAGE_JSON_BYTES });
 
 const messageShape = object({
   id: optional(nullable(str({ min: 1, max: 256 }))),
@@ -159,7 +188,7 @@ const messageShape = object({
   role: required(oneOf(MESSAGE_ROLES)),
   timestamp: required(timestampCheck),
   content: required(contentCheck),
-  tool_calls: optional(nullable(arrayOf(record(), { max: 100 }))),
+  tool_calls: optional(nullable(boundedJson(arrayOf(record(), { max: 100 }), { maxBytes: MAX_MESSAGE_JSON_BYTES }))),
   tool_call_id: optional(nullable(str({ max: 256 }))),
 });
 
@@ -266,11 +295,8 @@ const getShape = object({
 
 /** Validates a paginated listing request. */
 export function parseGetRequest(body: unknown): ResolvedGet {
-  let scope: Scope | undefined;
-  const value = run(getShape, body, (v, issues) => {
-    scope = resolveOwner(v, issues);
-  });
-  return { ...value, scope: scope as Scope };
+  const value = run(getShape, body, null, oneOwner);
+  return { ...value, scope: scopeOf(value) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,34 +316,46 @@ const deleteShape = object({
 
 /** Validates a delete request: by memory id, by session, or the whole owner when neither is set. */
 export function parseDeleteRequest(body: unknown): ResolvedDelete {
-  let scope: Scope | undefined;
-  const value = run(deleteShape, body, (v, issues) => {
-    scope = resolveOwner(v, issues);
-    if (v.memory_id && v.session_id) {
-      issues.push({ loc: ['body'], msg: 'Value error, give memory_id or session_id, not both', type: 'value_error', input: { memory_id: v.memory_id, session_id: v.session_id } });
+  const value = run(deleteShape, body, null, oneOwner, (raw, issues) => {
+    const memoryId = raw['memory_id'] ?? null;
+    const sessionId = raw['session_id'] ?? null;
+    if (memoryId !== null && memoryId !== '' && sessionId !== null && sessionId !== '') {
+      issues.push({ loc: ['body'], msg: 'Value error, give memory_id or session_id, not both', type: 'value_error', input: { memory_id: memoryId, session_id: sessionId } });
     }
   });
-  return { scope: scope as Scope, memory_id: value.memory_id ?? null, session_id: value.session_id ?? null };
+  return { scope: scopeOf(value), memory_id: value.memory_id ?? null, session_id: value.session_id ?? null };
 }
 
 // ---------------------------------------------------------------------------------------------
 // structured upserts
 
-function parseScoped<S extends Shape>(shape: S, body: unknown, ownerRule?: (scope: Scope, issues: ValidationDetail[]) => void) {
-  let scope: Scope | undefined;
-  const value = run(object({ ...ownerFields, ...shape }), body, (v, issues) => {
-    scope = resolveOwner(v as never, issues);
-    if (scope && ownerRule) ownerRule(scope, issues);
-  });
-  return { value, scope: scope as Scope };
+function parseScoped<S extends Shape>(shape: S, body: unknown, ownerRule?: ModelRule) {
+  const value = run(object({ ...ownerFields, ...shape }), body, null, oneOwner, ...(ownerRule ? [ownerRule] : []));
+  return { value, scope: scopeOf(value as never) };
 }
 
-const agentOnly = (kind: string) => (scope: Scope, issues: ValidationDetail[]) => {
-  if (scope.owner_type !== 'agent') issues.push({ loc: ['body', 'agent_id'], msg: `Value error, ${kind} belong to an agent: set agent_id`, type: 'value_error', input: null });
+const agentOnly = (kind: string): ModelRule => (raw, issues) => {
+  if (ownerTypeOf(raw) === 'user') issues.push({ loc: ['body', 'agent_id'], msg: `Value error, ${kind} belong to an agent: set agent_id`, type: 'value_error', input: null });
 };
-const userOnly = (kind: string) => (scope: Scope, issues: ValidationDetail[]) => {
-  if (scope.owner_type !== 'user') issues.push({ loc: ['body', 'user_id'], msg: `Value error, ${kind} belong to a user: set user_id`, type: 'value_error', input: null });
+const userOnly = (kind: string): ModelRule => (raw, issues) => {
+  if (ownerTypeOf(raw) === 'agent') issues.push({ loc: ['body', 'user_id'], msg: `Value error, ${kind} belong to a user: set user_id`, type: 'value_error', input: null });
 };
+
+/** `profile_data`: an object within the free-form bounds whose lists hold at most what a stored profile keeps. */
+const profileDataCheck: Check<Record<string, unknown>> = boundedJson((value, loc, issues) => {
+  const data = record()(value, loc, issues);
+  if (data === INVALID) return INVALID;
+  const before = issues.length;
+  for (const key of Object.keys(data)) {
+    if (isFull(issues)) break;
+    const list = data[key];
+    if (!Array.isArray(list) || list.length <= MAX_PROFILE_LIST_ITEMS) continue;
+    issue(issues, [...loc, key], 'too_long', `List should have at most ${MAX_PROFILE_LIST_ITEMS} items after validation, not ${list.length}`, undefined, {
+      field_type: 'List', max_length: MAX_PROFILE_LIST_ITEMS, actual_length: list.length,
+    });
+  }
+  return issues.length > before ? INVALID : data;
+}, { maxBytes: MAX_PROFILE_BYTES });
 
 const recordId = () => str({ min: 1, max: 128, pattern: SCOPE_ID_PATTERN });
 
@@ -361,7 +399,7 @@ export function parseUpsertKnowledge(body: unknown) {
 /** Validates a profile upsert (users only, as in the contract). */
 export function parseUpsertProfile(body: unknown) {
   return parseScoped({
-    profile_data: required(record()),
+    profile_data: required(profileDataCheck),
     mode: withDefault(oneOf(['merge', 'replace'] as const), 'merge' as const),
   }, body, userOnly('profiles'));
 }

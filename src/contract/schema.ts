@@ -4,6 +4,8 @@
  * "5" is not an integer and `true` is not a number.
  */
 import type { ValidationDetail } from '../errors.js';
+import { MAX_REPORTED_ISSUES } from './echo.js';
+import { MAX_JSON_DEPTH, measureJson, type JsonLimits } from './json-bounds.js';
 
 export type Loc = (string | number)[];
 
@@ -12,8 +14,15 @@ export type Check<T> = (value: unknown, loc: Loc, issues: ValidationDetail[]) =>
 
 export const INVALID: unique symbol = Symbol('invalid');
 
-function issue(issues: ValidationDetail[], loc: Loc, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
-  issues.push({ loc, msg, type, input, ...(ctx ? { ctx } : {}) });
+/**
+ * True once more issues are collected than a 422 lists: loops over client-sized collections stop
+ * there, so a body of a million bad entries costs no more than one of fifty-one.
+ */
+export const isFull = (issues: readonly unknown[]): boolean => issues.length > MAX_REPORTED_ISSUES;
+
+/** Records an issue (unless the list is already full) and returns INVALID. */
+export function issue(issues: ValidationDetail[], loc: Loc, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): typeof INVALID {
+  if (!isFull(issues)) issues.push({ loc, msg, type, input, ...(ctx ? { ctx } : {}) });
   return INVALID;
 }
 
@@ -107,8 +116,13 @@ export function arrayOf<T>(item: Check<T>, rules: ArrayRules = {}): Check<T[]> {
       return issue(issues, loc, 'too_long', `List should have at most ${rules.max} items after validation, not ${value.length}`, undefined, { field_type: 'List', max_length: rules.max, actual_length: value.length });
     }
     const before = issues.length;
-    const out = value.map((element, index) => item(element, [...loc, index], issues));
-    return issues.length > before ? INVALID : (out as T[]);
+    const out: T[] = [];
+    for (let index = 0; index < value.length; index++) {
+      if (isFull(issues)) return INVALID;
+      const checked = item(value[index], [...loc, index], issues);
+      if (checked !== INVALID) out.push(checked);
+    }
+    return issues.length > before ? INVALID : out;
   };
 }
 
@@ -154,9 +168,32 @@ export function object<S extends Shape>(shape: S): Check<Parsed<S>> {
       if (checked !== INVALID) out[name] = checked;
     }
     for (const name of Object.keys(value)) {
-      if (!(name in shape)) issue(issues, [...loc, name], 'extra_forbidden', 'Extra inputs are not permitted', value[name]);
+      if (isFull(issues)) break;
+      if (!Object.prototype.hasOwnProperty.call(shape, name)) issue(issues, [...loc, name], 'extra_forbidden', 'Extra inputs are not permitted', value[name]);
     }
     return issues.length > before ? INVALID : (out as Parsed<S>);
+  };
+}
+
+/**
+ * Free-form JSON within bounds: a list or object is measured (`measureJson`: depth, bytes, JSON
+ * types) before `inner` or anything else reads it; scalars go straight to `inner`, whose own
+ * rules bound them.
+ */
+export function boundedJson<T>(inner: Check<T>, limits: JsonLimits): Check<T> {
+  const maxDepth = limits.maxDepth ?? MAX_JSON_DEPTH;
+  return (value, loc, issues) => {
+    if (typeof value !== 'object' || value === null) return inner(value, loc, issues);
+    const measured = measureJson(value, limits);
+    if ('bytes' in measured) return inner(value, loc, issues);
+    switch (measured.kind) {
+      case 'depth':
+        return issue(issues, loc, 'json_too_deep', `JSON nesting should be at most ${maxDepth} levels deep`, value, { max_depth: maxDepth });
+      case 'bytes':
+        return issue(issues, loc, 'json_too_large', `JSON value should be at most ${limits.maxBytes} bytes`, value, { max_bytes: limits.maxBytes });
+      case 'type':
+        return issue(issues, loc, 'json_type', 'Input should hold only JSON values (strings, finite numbers, booleans, null, lists, objects)', value);
+    }
   };
 }
 

@@ -7,7 +7,8 @@
 import { BREETH_SEARCH_PATH, breethErrorResponse } from '../contract/dialects/breeth.js';
 import { createDialectRoutes, type DialectOptions } from '../contract/dialects/routes.js';
 import { TABLESTORE_SEARCH_PATH, tablestoreErrorResponse } from '../contract/dialects/tablestore.js';
-import { isMemoryError, MemoryError } from '../errors.js';
+import { boundedDetails } from '../contract/echo.js';
+import { ERROR_CATALOG, isMemoryError, MemoryError, type ErrorCode } from '../errors.js';
 import type { Memory } from '../engine.js';
 import type { SearchTrace } from '../search/search.js';
 
@@ -46,12 +47,22 @@ export interface HandlerOptions {
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
-/** The response for a thrown error, in the EverOS error shape. */
+/**
+ * The response for a thrown error, in the EverOS error shape. It never throws: validation
+ * details are bounded (`boundedDetails`, whoever built them), and should any part still fail to
+ * serialise, the answer keeps the status and code with a plain message.
+ */
 export function errorResponse(error: unknown): Response {
-  if (isMemoryError(error)) {
-    if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details)) return json(422, { detail: error.details });
-    const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': 'Bearer' } : {};
-    return json(error.status, { detail: error.message, code: error.code, ...(error.details && !Array.isArray(error.details) ? { details: error.details } : {}) }, headers);
+  try {
+    if (isMemoryError(error)) {
+      if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details)) return json(422, { detail: boundedDetails(error.details) });
+      const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': 'Bearer' } : {};
+      return json(error.status, { detail: error.message, code: error.code, ...(error.details && !Array.isArray(error.details) ? { details: error.details } : {}) }, headers);
+    }
+  } catch {
+    const { status, code } = isMemoryError(error) && ERROR_CATALOG[error.code] ? error : { status: 500, code: 'INTERNAL' };
+    const detail = status === 422 ? [{ loc: ['body'], msg: 'Invalid request', type: 'value_error' }] : ERROR_CATALOG[code as ErrorCode].message;
+    return json(status, status === 422 ? { detail } : { detail, code });
   }
   return json(500, { detail: 'Internal Server Error', code: 'INTERNAL' });
 }
@@ -162,7 +173,9 @@ export function createFetchHandler(target: Memory | ((request: Request, body: un
       const dialect = dialectRoute(path);
       if (dialect) return await dialect(request, { memory: pick, readJson, onError: options.onError });
       if (!path.startsWith(`${API_PREFIX}/`)) return json(404, { detail: 'Not Found' });
-      const verb = ROUTES[path.slice(API_PREFIX.length + 1)];
+      const name = path.slice(API_PREFIX.length + 1);
+      // Own keys only: `/api/v1/memory/__proto__` or `/toString` must not reach Object.prototype.
+      const verb = Object.hasOwn(ROUTES, name) ? ROUTES[name] : undefined;
       if (!verb) return json(404, { detail: 'Not Found' });
       if (request.method !== 'POST') return json(405, { detail: 'Method Not Allowed' }, { allow: 'POST' });
       const body = await readJson(request);

@@ -18,7 +18,7 @@
  * fields it does document are checked strictly and answered with 400 `invalid_request`.
  */
 import type { Memory, RecordView } from '../../engine.js';
-import { createError, isMemoryError, type ValidationDetail } from '../../errors.js';
+import { createError, isMemoryError, validationError, type ValidationDetail } from '../../errors.js';
 import { DEFAULT_SCOPE, MAX_QUERY_LENGTH, SCOPE_ID_PATTERN, type Scope } from '../requests.js';
 import { keywords } from './keywords.js';
 import type { DialectRoute } from './routes.js';
@@ -70,7 +70,7 @@ export function parseBreethSearch(body: unknown): BreethSearchRequest {
   const issues: ValidationDetail[] = [];
   const problem = (field: string, type: string, msg: string, input: unknown) => issues.push({ loc: ['body', field], msg, type, input });
   if (!isObject(body)) {
-    throw createError('VALIDATION_FAILED', { message: 'The body must be a JSON object', details: [{ loc: ['body'], msg: 'Input should be an object', type: 'model_type', input: body }] });
+    throw validationError([{ loc: ['body'], msg: 'Input should be an object', type: 'model_type', input: body }], 'The body must be a JSON object');
   }
   const { query, group_id: group, limit } = body;
   if (query === undefined || query === null) problem('query', 'missing', 'Field required', query);
@@ -83,7 +83,7 @@ export function parseBreethSearch(body: unknown): BreethSearchRequest {
   if (limit !== undefined && limit !== null && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > BREETH_MAX_LIMIT)) {
     problem('limit', 'int_range', `limit must be an integer from 1 to ${BREETH_MAX_LIMIT}`, limit);
   }
-  if (issues.length) throw createError('VALIDATION_FAILED', { message: `${issues[0]!.loc[1]}: ${issues[0]!.msg}`, details: issues });
+  if (issues.length) throw validationError(issues, `${issues[0]!.loc[1]}: ${issues[0]!.msg}`);
   return {
     query: query as string,
     group_id: typeof group === 'string' ? group : BREETH_DEFAULT_GROUP,

@@ -16,6 +16,7 @@
  */
 import type { OwnerSummary } from '../../engine.js';
 import type { OwnerType } from '../requests.js';
+import { isFull } from '../schema.js';
 
 /** What an omitted scope field means. */
 export const DEFAULT_VALUE = '__default__';
@@ -43,6 +44,8 @@ export const MAX_SCOPE_VALUE = 128;
 export const MAX_FILTER_DEPTH = 8;
 export const MAX_FILTER_CONDITIONS = 100;
 export const MAX_IN_VALUES = 1000;
+/** Condition objects in one filter: it is matched against every conversation scope of the store. */
+export const MAX_FILTER_NODES = 256;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -55,7 +58,7 @@ function scopeValue(value: unknown, where: string, issues: Issue[], wildcard: bo
     issues.push({ field: where, reason: "'*' is not allowed here" });
     return undefined;
   }
-  if ([...value].length > MAX_SCOPE_VALUE || value.includes('/') || (value !== WILDCARD && value.includes(WILDCARD))) {
+  if (value.length > 2 * MAX_SCOPE_VALUE || [...value].length > MAX_SCOPE_VALUE || value.includes('/') || (value !== WILDCARD && value.includes(WILDCARD))) {
     issues.push({ field: where, reason: `must be at most ${MAX_SCOPE_VALUE} characters without '/', and '*' only on its own` });
     return undefined;
   }
@@ -73,6 +76,7 @@ export function parseScope(value: unknown, where: string, issues: Issue[], wildc
   }
   const before = issues.length;
   for (const key of Object.keys(value)) {
+    if (isFull(issues)) break;
     if (!(SCOPE_FIELDS as readonly string[]).includes(key)) issues.push({ field: `${where}.${key}`, reason: 'is not a scope field' });
   }
   const out = {} as TablestoreScope;
@@ -103,7 +107,7 @@ function filterValue(value: unknown, where: string, issues: Issue[]): string | u
   return scopeValue(value, where, issues, false);
 }
 
-function parseNode(node: unknown, where: string, depth: number, issues: Issue[]): ScopeFilter | undefined {
+function parseNode(node: unknown, where: string, depth: number, issues: Issue[], budget: { nodes: number }): ScopeFilter | undefined {
   if (!isObject(node)) {
     issues.push({ field: where, reason: 'must be an object' });
     return undefined;
@@ -120,6 +124,7 @@ function parseNode(node: unknown, where: string, depth: number, issues: Issue[])
   }
   const before = issues.length;
   for (const key of Object.keys(node)) {
+    if (isFull(issues)) break;
     if (key !== 'op' && !allowed[op]!.includes(key)) issues.push({ field: `${where}.${key}`, reason: `is not a field of '${op}'` });
   }
   const children = (list: unknown, at: string, min: number, max: number): ScopeFilter[] | undefined => {
@@ -127,8 +132,16 @@ function parseNode(node: unknown, where: string, depth: number, issues: Issue[])
       issues.push({ field: at, reason: `must be a list of ${min === max ? min : `${min} to ${max}`} condition${max === 1 ? '' : 's'}` });
       return undefined;
     }
-    const out = list.map((c, i) => parseNode(c, `${at}[${i}]`, depth + 1, issues));
-    return out.every((c): c is ScopeFilter => c !== undefined) ? out : undefined;
+    if (list.length > budget.nodes) {
+      // Reported once per filter; later overflows stay silent.
+      if (budget.nodes >= 0) issues.push({ field: at, reason: `makes the filter hold more than ${MAX_FILTER_NODES} conditions` });
+      budget.nodes = -1;
+      return undefined;
+    }
+    budget.nodes -= list.length;
+    const out: (ScopeFilter | undefined)[] = [];
+    for (let i = 0; i < list.length && !isFull(issues); i++) out.push(parseNode(list[i], `${at}[${i}]`, depth + 1, issues, budget));
+    return out.length === list.length && out.every((c): c is ScopeFilter => c !== undefined) ? out : undefined;
   };
   let parsed: ScopeFilter | undefined;
   if (op === 'and' || op === 'or') {
@@ -137,7 +150,7 @@ function parseNode(node: unknown, where: string, depth: number, issues: Issue[])
   } else if (op === 'not') {
     // `not` takes one `condition`; a one-element `conditions` is accepted too.
     const condition = 'condition' in node
-      ? parseNode(node['condition'], `${where}.condition`, depth + 1, issues)
+      ? parseNode(node['condition'], `${where}.condition`, depth + 1, issues, budget)
       : children(node['conditions'], `${where}.conditions`, 1, 1)?.[0];
     if (condition) parsed = { op, condition };
   } else {
@@ -151,8 +164,9 @@ function parseNode(node: unknown, where: string, depth: number, issues: Issue[])
       if (!Array.isArray(raw) || raw.length === 0 || raw.length > MAX_IN_VALUES) {
         issues.push({ field: `${where}.${key}`, reason: `must be a list of 1 to ${MAX_IN_VALUES} values` });
       } else {
-        const values = raw.map((v, i) => filterValue(v, `${where}.${key}[${i}]`, issues));
-        if (field && values.every((v): v is string => v !== undefined)) parsed = { op: 'in', field, values };
+        const values: (string | undefined)[] = [];
+        for (let i = 0; i < raw.length && !isFull(issues); i++) values.push(filterValue(raw[i], `${where}.${key}[${i}]`, issues));
+        if (field && values.length === raw.length && values.every((v): v is string => v !== undefined)) parsed = { op: 'in', field, values };
       }
     }
   }
@@ -161,7 +175,7 @@ function parseNode(node: unknown, where: string, depth: number, issues: Issue[])
 
 /** Validates a scope filter; pushes issues and returns undefined when it is invalid. */
 export function parseScopeFilter(value: unknown, where: string, issues: Issue[]): ScopeFilter | undefined {
-  return parseNode(value, where, 0, issues);
+  return parseNode(value, where, 0, issues, { nodes: MAX_FILTER_NODES - 1 });
 }
 
 /** Whether an exact scope falls within a scope pattern (`*` matches any value). */

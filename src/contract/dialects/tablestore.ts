@@ -15,6 +15,8 @@
  */
 import type { Memory, OwnerSummary } from '../../engine.js';
 import { createError, isMemoryError } from '../../errors.js';
+import { clipText, MAX_REPORTED_ISSUES } from '../echo.js';
+import { isFull } from '../schema.js';
 import { roundScore } from '../../search/scores.js';
 import type { FilterNode } from '../types.js';
 import { SCOPE_ID_PATTERN, type Scope } from '../requests.js';
@@ -64,13 +66,21 @@ export interface ResolvedSearchMemories {
 }
 
 const FIELDS = ['memoryStoreName', 'query', 'scope', 'filter', 'contextScope', 'topK', 'enableRerank', 'includeEvidence', 'minSimilarity', 'thresholds', 'metadata'];
-const chars = (s: string) => [...s].length;
+/** Code points of `s`, counted without copying it (a query can be megabytes long). */
+const chars = (s: string) => {
+  let n = 0;
+  for (let i = 0; i < s.length; i++, n++) if ((s.charCodeAt(i) & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+  return n;
+};
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const present = (value: unknown) => value !== undefined && value !== null;
 
-function invalid(issues: Issue[]) {
+/** The INVALID_PARAMETER error: the first 50 issues, field names (which quote the client's keys) clipped. */
+function invalid(all: Issue[]) {
+  const issues = all.slice(0, MAX_REPORTED_ISSUES).map((i) => ({ field: clipText(i.field, 64), reason: i.reason }));
+  const more = all.length > MAX_REPORTED_ISSUES ? `; and more (only the first ${MAX_REPORTED_ISSUES} are listed)` : '';
   return createError('VALIDATION_FAILED', {
-    message: `Invalid parameter: ${issues.map((i) => `${i.field} ${i.reason}`).join('; ')}`,
+    message: `Invalid parameter: ${issues.map((i) => `${i.field} ${i.reason}`).join('; ')}${more}`,
     details: { issues },
   });
 }
@@ -94,7 +104,10 @@ function flag(value: unknown, field: string, fallback: boolean, issues: Issue[])
 export function parseSearchMemories(body: unknown, options: TablestoreOptions = {}): ResolvedSearchMemories {
   const issues: Issue[] = [];
   if (!isObject(body)) throw invalid([{ field: 'body', reason: 'must be a JSON object' }]);
-  for (const key of Object.keys(body)) if (!FIELDS.includes(key)) issues.push({ field: key, reason: 'is not a SearchMemories parameter' });
+  for (const key of Object.keys(body)) {
+    if (isFull(issues)) break;
+    if (!FIELDS.includes(key)) issues.push({ field: key, reason: 'is not a SearchMemories parameter' });
+  }
 
   const name = body['memoryStoreName'];
   let project_id = '';
@@ -144,9 +157,11 @@ export function parseSearchMemories(body: unknown, options: TablestoreOptions = 
   if (present(rawMetadata)) {
     if (!isObject(rawMetadata)) issues.push({ field: 'metadata', reason: 'must be an object of strings' });
     else {
-      const entries = Object.entries(rawMetadata);
-      if (entries.length > MAX_METADATA_KEYS) issues.push({ field: 'metadata', reason: `has more than ${MAX_METADATA_KEYS} keys` });
-      for (const [key, value] of entries) {
+      const keys = Object.keys(rawMetadata);
+      if (keys.length > MAX_METADATA_KEYS) issues.push({ field: 'metadata', reason: `has more than ${MAX_METADATA_KEYS} keys` });
+      // Too many keys is reported once; each key is checked only when there are few enough to list.
+      else for (const key of keys) {
+        const value = rawMetadata[key];
         if (chars(key) === 0 || chars(key) > MAX_METADATA_KEY_CHARS) issues.push({ field: `metadata.${key}`, reason: `key must be 1 to ${MAX_METADATA_KEY_CHARS} characters` });
         if (typeof value !== 'string') issues.push({ field: `metadata.${key}`, reason: 'value must be a string' });
         else if (chars(value) > MAX_METADATA_VALUE_CHARS) issues.push({ field: `metadata.${key}`, reason: `value must be at most ${MAX_METADATA_VALUE_CHARS} characters` });
