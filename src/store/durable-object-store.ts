@@ -8,9 +8,10 @@
  * Typed against the few members of `DurableObjectStorage` it uses, so this file needs no
  * platform types and a test can wrap the real storage (e.g. to fail a write half-way).
  */
-import { MemoryError, createError, wrapError } from '../errors.js';
+import { createError, wrapError } from '../errors.js';
 import type { StoredItem } from '../records.js';
 import type { StorageAdapter, StoreBatch } from './port.js';
+import { ITEMS_TABLE as ITEMS, META_TABLE as META, itemFromRow, itemToRow, sqlStorageError as storageError } from './sql-rows.js';
 
 /** The members of a Durable Object's `ctx.storage` this store uses. */
 export interface DurableSqlStorage {
@@ -24,9 +25,6 @@ export interface DurableSqlStorage {
   /** Resolves once every write so far is durable. */
   sync?(): Promise<void>;
 }
-
-const ITEMS = 'engram_items';
-const META = 'engram_meta';
 
 /**
  * Characters of JSON per row. The platform caps a row at 2 MB; a UTF-16 code unit takes at most
@@ -42,28 +40,11 @@ interface EncodedItem {
 }
 
 function encode(item: StoredItem): EncodedItem {
-  const vector = item.kind === 'message' ? null : item.vector;
-  const json = JSON.stringify(vector ? { ...item, vector: null } : item);
+  const { id, kind, json, vector } = itemToRow(item);
   const parts: string[] = [];
   for (let i = 0; i < json.length; i += MAX_PART_CHARS) parts.push(json.slice(i, i + MAX_PART_CHARS));
   if (parts.length === 0) parts.push(json);
-  const bytes = vector ? vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength) : null;
-  return { id: item.id, kind: item.kind, parts, vector: bytes as ArrayBuffer | null };
-}
-
-function decode(json: string, vector: unknown): StoredItem {
-  const item = JSON.parse(json) as StoredItem;
-  if (item.kind !== 'message' && vector instanceof ArrayBuffer) item.vector = new Float32Array(vector.slice(0));
-  return item;
-}
-
-/** Maps a platform storage failure onto the catalog; a full database is QUOTA_EXCEEDED. */
-function storageError(error: unknown, what: string): MemoryError {
-  const text = error instanceof Error ? error.message : String(error);
-  if (/SQLITE_FULL|database or disk is full|exceeded .*(size|storage)|storage .*limit/i.test(text)) {
-    return wrapError(error, 'QUOTA_EXCEEDED', `${what}: the object's storage is full`);
-  }
-  return wrapError(error, 'STORAGE_FAILED', what);
+  return { id, kind, parts, vector: vector ? vector.buffer : null };
 }
 
 /**
@@ -109,10 +90,10 @@ export function createDurableObjectStore(storage: DurableSqlStorage): StorageAda
             current.body += row['body'] as string;
             continue;
           }
-          if (current) out.push(decode(current.body, current.vector));
+          if (current) out.push(itemFromRow(current.body, current.vector));
           current = { id, body: row['body'] as string, vector: row['vector'] };
         }
-        if (current) out.push(decode(current.body, current.vector));
+        if (current) out.push(itemFromRow(current.body, current.vector));
       } catch (error) {
         throw storageError(error, 'cannot read the memory');
       }

@@ -12,7 +12,7 @@ import type { AddMessage, MemoryType, SearchMethod } from '../../src/contract/ty
 import { MEMORY_TYPES } from '../../src/contract/types.js';
 import { createMemory, type Memory } from '../../src/engine.js';
 import { createFetchHandler } from '../../src/http/handler.js';
-import { createFileStore } from '../../src/store/file-store.js';
+import { createSqliteStore } from '../../src/store/sqlite-store.js';
 import { MINUTE, MONDAY_9AM, replied, said } from '../support/conversations.js';
 import { hashEmbedderDouble } from '../support/hash-embedder.js';
 
@@ -27,7 +27,7 @@ let dir: string;
 let memory: Memory;
 
 async function open(): Promise<Memory> {
-  return createMemory({ store: await createFileStore(dir), embedder });
+  return createMemory({ store: await createSqliteStore(dir), embedder });
 }
 
 beforeEach(async () => {
@@ -203,7 +203,7 @@ describe('forget a whole owner', () => {
     await memory.delete({ user_id: ALICE });
     await memory.close();
 
-    const store = await createFileStore(dir);
+    const store = await createSqliteStore(dir);
     const items = await store.loadAll();
     await store.close();
     expect(items.length).toBeGreaterThan(0);

@@ -1,11 +1,12 @@
 /**
- * Durability of the Node file store and the Node server: what was written survives a close and
- * reopen (and a server restart) with the same search results; a torn last line from a crash is
- * dropped; a stale lock is taken over; compaction loses nothing. And the HTTP face: health,
- * unknown routes, wrong methods, malformed and oversized bodies, and no 500 for any garbage.
+ * Durability of the Node store (SQLite) under the engine and the Node server: what was written
+ * survives a close and reopen (and a server restart) with the same search results; a directory of
+ * the old JSONL store opens with its memories; a second opener is refused; many replacements and
+ * deletes lose nothing. And the HTTP face: health, unknown routes, wrong methods, malformed and
+ * oversized bodies, and no 500 for any garbage. Crashes, damage and a full disk are tested on the
+ * store itself (sqlite-store.test.ts).
  */
-import { spawnSync } from 'node:child_process';
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -14,7 +15,7 @@ import type { SearchMethod } from '../../src/contract/types.js';
 import { createMemory, type Memory } from '../../src/engine.js';
 import { createFetchHandler } from '../../src/http/handler.js';
 import { startNodeServer, type RunningServer } from '../../src/http/node-server.js';
-import { createFileStore } from '../../src/store/file-store.js';
+import { createSqliteStore } from '../../src/store/sqlite-store.js';
 import { DAY, MINUTE, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
 import { hashEmbedderDouble } from '../support/hash-embedder.js';
 
@@ -30,8 +31,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const open = async (compactSlack?: number) =>
-  createMemory({ store: await createFileStore(dir, compactSlack === undefined ? {} : { compactSlack }), embedder });
+const open = async () => createMemory({ store: await createSqliteStore(dir), embedder });
 
 async function fill(memory: Memory, from = 0): Promise<void> {
   const texts = ['I grow tomatoes in my garden.', 'I take violin lessons on Tuesdays.', 'I booked a flight to Tokyo for March.', 'My bicycle has a flat tyre.'];
@@ -58,7 +58,7 @@ async function snapshot(memory: Memory): Promise<unknown> {
   return out;
 }
 
-describe('the file store', () => {
+describe('the SQLite store under the engine', () => {
   it('a reopened memory gives the same search results (ids and scores)', async () => {
     const first = await open();
     await fill(first);
@@ -74,82 +74,39 @@ describe('the file store', () => {
     await second.close();
   });
 
-  it('drops a torn last line and keeps everything before it', async () => {
+  it('opens a directory written by the old JSONL store with its memories', async () => {
+    await cp(join(import.meta.dirname, '../fixtures/legacy-file-store'), dir, { recursive: true });
+    const memory = await open();
+    expect((await memory.search({ user_id: 'pat', query: 'tomatoes', method: 'keyword' })).data.episodes).toHaveLength(1);
+    expect((await memory.search({ user_id: 'pat', query: 'violin', method: 'keyword' })).data.episodes).toHaveLength(0);
+    expect((await memory.search({ user_id: 'sam', query: 'chess', method: 'keyword' })).data.episodes).toHaveLength(0);
+    expect((await memory.search({ user_id: 'pat', query: 'garden', filters: { session_id: 'open' } })).data.unprocessed_messages).toHaveLength(1);
+    await remember(memory, 'after', [said('pat', 'I repainted the garden bench in green.', MONDAY_9AM + 40 * DAY)]);
+    const before = await snapshot(memory);
+    await memory.close();
+    const again = await open();
+    expect(await snapshot(again)).toEqual(before);
+    await again.close();
+  });
+
+  it('refuses a second memory on a directory that is open', async () => {
     const first = await open();
     await fill(first);
-    const before = await snapshot(first);
+    await expect(open()).rejects.toMatchObject({ code: 'STORAGE_FAILED' });
+    expect((await first.search({ user_id: 'pat', query: 'tomatoes', method: 'keyword' })).data.episodes).toHaveLength(1);
     await first.close();
-    const log = join(dir, 'log.jsonl');
-    const intact = await readFile(log, 'utf8');
-    await appendFile(log, '{"put":["{\\"kind\\":\\"episode\\",\\"id\\":\\"ep_torn');
-
-    const second = await open();
-    expect(await snapshot(second)).toEqual(before);
-    expect(await readFile(log, 'utf8')).toBe(intact);
-    // Writing after the repair works and survives the next reopen.
-    await remember(second, 'after', [said('pat', 'I repainted the garden bench in green.', MONDAY_9AM + 40 * DAY)]);
-    await second.close();
-    const third = await open();
-    expect((await third.search({ user_id: 'pat', query: 'bench', method: 'keyword' })).data.episodes).toHaveLength(1);
-    await third.close();
   });
 
-  it('drops a torn line even when the last whole batch has no newline after it yet', async () => {
+  it('many replacements and deletes keep everything that is live', async () => {
     const first = await open();
-    await fill(first);
-    await first.close();
-    const log = join(dir, 'log.jsonl');
-    const text = await readFile(log, 'utf8');
-    const lines = text.trimEnd().split('\n');
-    // Cut the last batch in half: it was never committed.
-    await writeFile(log, `${lines.slice(0, -1).join('\n')}\n${lines.at(-1)!.slice(0, Math.floor(lines.at(-1)!.length / 2))}`);
-    const second = await open();
-    // The last batch was the buffered message of session "open": it is gone, the rest is there.
-    expect((await second.search({ user_id: 'pat', query: 'garden', filters: { session_id: 'open' } })).data.unprocessed_messages).toEqual([]);
-    expect((await second.search({ user_id: 'pat', query: 'tomatoes', method: 'keyword' })).data.episodes).toHaveLength(1);
-    await second.close();
-  });
-
-  it('takes over a stale lock left by a dead process', async () => {
-    const first = await open();
-    await fill(first);
-    const before = await snapshot(first);
-    await first.close();
-    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
-    await writeFile(join(dir, 'LOCK'), String(dead));
-    const second = await open();
-    expect(await snapshot(second)).toEqual(before);
-    await second.close();
-  });
-
-  it('refuses a directory locked by a live process', async () => {
-    await writeFile(join(dir, 'LOCK'), String(process.ppid));
-    await expect(createFileStore(dir)).rejects.toMatchObject({ code: 'STORAGE_FAILED' });
-  });
-
-  it('reopens after a crash (no close, the lock still ours)', async () => {
-    const crashed = await open();
-    await fill(crashed);
-    const before = await snapshot(crashed);
-    // No close: the process "died" here. A new memory on the same directory takes over.
-    const second = await open();
-    expect(await snapshot(second)).toEqual(before);
-    await second.close();
-  });
-
-  it('compaction keeps everything', async () => {
-    const first = await open(3);
     await fill(first);
     await fill(first, 10);
     await first.delete({ user_id: 'pat', session_id: 's1' });
     const before = await snapshot(first);
     const stats = first.stats();
     await first.close();
-    const lines = (await readFile(join(dir, 'log.jsonl'), 'utf8')).trimEnd().split('\n').length;
-    expect(lines).toBeLessThanOrEqual(stats.records + stats.buffered_messages + 3 + 1);
 
-    const second = await open(3);
-    // Indexes are built by searches, so whether they are built is no part of what a store keeps.
+    const second = await open();
     expect({ ...second.stats(), indexed_partitions: 0 }).toEqual({ ...stats, indexed_partitions: 0 });
     expect(await snapshot(second)).toEqual(before);
     await second.close();
