@@ -1,6 +1,6 @@
 /**
  * Bad input through the Worker comes back as the contract's 4xx (422 detail[] for validation,
- * 413 for size), never a 500.
+ * 413 for size), never a 500, and a 422 stays small whatever was sent.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -48,6 +48,34 @@ describe('validation at the edge', () => {
     await expect422(await call('delete', { user_id: 'u', memory_id: 'm', session_id: 's' }), ['body']);
     await expect422(await call('profile', { agent_id: 'a', profile_data: {} }), ['body', 'user_id']);
     await expect422(await call('cases', { user_id: 'u', session_id: 's', task_intent: 't', approach: 'a' }), ['body', 'agent_id']);
+  });
+
+  it('bounds hold at the edge: deep free-form JSON, filter amplification, long echoes, every problem at once', async () => {
+    const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    const message = { sender_id: 'u', role: 'user', timestamp: 1_767_600_000_000, content: [{ type: 'text', text: 'hi', a: '__DEEP__' }] };
+    const add = JSON.stringify({ session_id: 's-deep', messages: [message] }).replace('"__DEEP__"', deep(200));
+    const deepAnswer = await call('add', add);
+    expect(deepAnswer.status).toBe(422);
+    expect(((await deepAnswer.json()) as any).detail).toEqual([expect.objectContaining({ loc: ['body', 'messages', 0, 'content'], type: 'json_too_deep', ctx: { max_depth: 32 } })]);
+
+    const ones = new Array(100_000).fill('1').join(',');
+    const filters = await call('search', `{"user_id":"u","query":"q","filters":{"AND":[${ones}]}}`);
+    const filtersText = await filters.text();
+    expect(filters.status).toBe(422);
+    expect(filtersText.length).toBeLessThan(4_000);
+    expect(JSON.parse(filtersText).detail).toHaveLength(1);
+
+    const long = await call('search', { user_id: 'u', query: 'q'.repeat(16_001) });
+    const longText = await long.text();
+    expect(long.status).toBe(422);
+    expect(longText.length).toBeLessThan(1_000);
+
+    const deepQuery = await call('search', `{"user_id":"u","query":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    expect(deepQuery.status).toBe(422);
+    expect(((await deepQuery.json()) as any).detail[0]).toMatchObject({ loc: ['body', 'query'], type: 'string_type' });
+
+    const readme = (await (await call('search', { user_id: 'alice', agent_id: 'bot', query: '', top_k: 0 })).json()) as any;
+    expect(readme.detail.map((d: { loc: unknown[] }) => d.loc.join('.'))).toEqual(['body.query', 'body.top_k', 'body']);
   });
 
   it('a body over 10 MB is 413', async () => {
