@@ -117,6 +117,9 @@ function boundedDetail(detail: ValidationDetail): ValidationDetail {
   return out;
 }
 
+// What stands for a detail that cannot be read.
+const UNREADABLE: ValidationDetail = { loc: ['body'], msg: 'Invalid request', type: 'value_error' };
+
 // Lists this module built: bounding one again returns it as it is.
 const bounded = new WeakSet<readonly ValidationDetail[]>();
 
@@ -128,15 +131,22 @@ const bounded = new WeakSet<readonly ValidationDetail[]>();
 export function boundedDetails(details: readonly ValidationDetail[]): ValidationDetail[] {
   if (bounded.has(details)) return details as ValidationDetail[];
   const out: ValidationDetail[] = [];
-  const count = Math.min(details.length, MAX_REPORTED_ISSUES);
+  let length = 0;
+  try {
+    length = details.length;
+  } catch {
+    // Not a list that can be read (a hostile proxy): say no more than that the request is invalid.
+  }
+  const count = Math.min(length, MAX_REPORTED_ISSUES);
   for (let i = 0; i < count; i++) {
     try {
       out.push(boundedDetail(details[i]!));
     } catch {
-      out.push({ loc: ['body'], msg: 'Invalid input', type: 'value_error' });
+      out.push(UNREADABLE);
     }
   }
-  if (details.length > MAX_REPORTED_ISSUES) {
+  if (out.length === 0) out.push(UNREADABLE);
+  if (length > MAX_REPORTED_ISSUES) {
     out.push({
       loc: ['body'],
       msg: `Too many errors: only the first ${MAX_REPORTED_ISSUES} are listed`,

@@ -296,6 +296,16 @@ describe('rendering a 422 can never throw', () => {
     expect(capped.detail.at(-1)!.type).toBe('too_many_errors');
   });
 
+  it('errorResponse falls back to the status and code when details cannot be serialised', async () => {
+    const storage = errorResponse(new MemoryError('STORAGE_FAILED', { details: { n: 1n } }));
+    expect(storage.status).toBe(503);
+    expect(await storage.json()).toEqual({ detail: expect.any(String), code: 'STORAGE_FAILED' });
+    const hostile = new Proxy([], { get: () => { throw new Error('trap'); } }) as unknown as ValidationDetail[];
+    const validation = errorResponse(new MemoryError('VALIDATION_FAILED', { details: hostile }));
+    expect(validation.status).toBe(422);
+    expect(shapeProblems('HTTPValidationError', await validation.json())).toEqual([]);
+  });
+
   it('a body nested deeper than any request can be is refused before anything recursive runs', () => {
     const deep = JSON.parse(deepArray(100_000)) as unknown;
     let error: unknown;
