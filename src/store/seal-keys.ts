@@ -8,7 +8,6 @@
  * wrong key be told apart from damaged data at open.
  */
 import { createError, type MemoryError } from '../errors.js';
-import { base64ToBytes, bytesToBase64 } from './serialize.js';
 
 /**
  * What seals a store: an app-held key or a passphrase.
@@ -58,6 +57,25 @@ function subtle(): SubtleCrypto {
   const s = globalThis.crypto?.subtle;
   if (!s) throw createError('STORAGE_FAILED', { message: 'WebCrypto (crypto.subtle) is not available here: a sealed store needs a secure context (https or localhost) or Node 20+.', details: { reason: 'no_webcrypto' } });
   return s;
+}
+
+/**
+ * Base64 through the runtime's own `btoa`/`atob` (every target has them: browsers, workers,
+ * workerd, Node 16+). serialize.ts' portable encoder builds its string four characters at a time,
+ * which at 10k sealed items a commit means millions of short-lived strings for the collector.
+ */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[]);
+  return btoa(binary);
+}
+
+/** The bytes of `toBase64`'s output; throws on anything that is not base64. */
+export function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
 }
 
 /** Bytes as WebCrypto's parameter type (every array here is over a plain ArrayBuffer, never a shared one). */
@@ -111,7 +129,7 @@ export interface SealKeys {
 /** The keys of the store described by `header` (a fresh store gets its header from `newHeader`). */
 async function deriveKeys(options: EncryptionOptions, header: Pick<SealHeader, 'salt' | 'iterations'>): Promise<SealKeys> {
   const s = subtle();
-  const salt = base64ToBytes(header.salt);
+  const salt = fromBase64(header.salt);
   let master: CryptoKey;
   if ('passphrase' in options) {
     const material = await s.importKey('raw', new TextEncoder().encode(options.passphrase), 'PBKDF2', false, ['deriveBits']);
@@ -137,7 +155,7 @@ async function deriveKeys(options: EncryptionOptions, header: Pick<SealHeader, '
  */
 export async function storageId(keys: SealKeys, id: string): Promise<string> {
   const mac = new Uint8Array(await subtle().sign('HMAC', keys.ids, buf(new TextEncoder().encode(id))));
-  return `s:${bytesToBase64(mac.subarray(0, 16)).replace(/=+$/, '')}`;
+  return `s:${toBase64(mac.subarray(0, 16)).replace(/=+$/, '')}`;
 }
 
 /** IV ‖ AES-256-GCM(plain) with `aad` authenticated alongside. */
@@ -159,11 +177,11 @@ export async function openBytes(key: CryptoKey, sealed: Uint8Array, aad: Uint8Ar
 
 /** A new store's header and key: fresh salt, the option's KDF, and the key check sealed under it. */
 export async function newHeader(options: EncryptionOptions): Promise<{ header: SealHeader; keys: SealKeys }> {
-  const salt = bytesToBase64(globalThis.crypto.getRandomValues(new Uint8Array(32)));
+  const salt = toBase64(globalThis.crypto.getRandomValues(new Uint8Array(32)));
   const passphrase = 'passphrase' in options;
   const iterations = passphrase ? options.iterations ?? DEFAULT_ITERATIONS : undefined;
   const keys = await deriveKeys(options, { salt, ...(iterations === undefined ? {} : { iterations }) });
-  const check = bytesToBase64(await sealBytes(keys.aes, KEY_CHECK, CHECK_AAD));
+  const check = toBase64(await sealBytes(keys.aes, KEY_CHECK, CHECK_AAD));
   const header: SealHeader = { v: 1, cipher: 'AES-256-GCM', source: passphrase ? 'passphrase' : 'key', salt, ...(iterations === undefined ? {} : { iterations }), check };
   return { header, keys };
 }
@@ -176,7 +194,7 @@ export async function keysForHeader(options: EncryptionOptions, stored: unknown)
   const keys = await deriveKeys(options, header);
   let plain: Uint8Array;
   try {
-    plain = await openBytes(keys.aes, base64ToBytes(header.check), CHECK_AAD);
+    plain = await openBytes(keys.aes, fromBase64(header.check), CHECK_AAD);
   } catch {
     throw keyInvalid('wrong_key', `The ${given} does not open this memory.`);
   }
@@ -191,8 +209,8 @@ function parseHeader(stored: unknown): SealHeader {
     && (h.source === 'key' || (Number.isSafeInteger(h.iterations) && (h.iterations as number) > 0));
   if (!valid) throw createError('STORAGE_CORRUPT', { message: 'The memory’s encryption header is damaged or of an unknown version.', details: { reason: 'bad_header' } });
   try {
-    base64ToBytes(h.salt!);
-    base64ToBytes(h.check!);
+    fromBase64(h.salt!);
+    fromBase64(h.check!);
   } catch {
     throw createError('STORAGE_CORRUPT', { message: 'The memory’s encryption header is damaged.', details: { reason: 'bad_header' } });
   }

@@ -21,8 +21,7 @@
 import { createError, isMemoryError, MemoryError, wrapError } from '../errors.js';
 import type { StoredItem } from '../records.js';
 import type { StorageAdapter, StoreBatch } from './port.js';
-import { checkEncryptionOptions, keysForHeader, newHeader, openBytes, sealBytes, storageId, type EncryptionOptions, type SealKeys } from './seal-keys.js';
-import { base64ToBytes, bytesToBase64 } from './serialize.js';
+import { checkEncryptionOptions, fromBase64, keysForHeader, newHeader, openBytes, sealBytes, storageId, toBase64, type EncryptionOptions, type SealKeys } from './seal-keys.js';
 
 export type { EncryptionOptions } from './seal-keys.js';
 
@@ -78,6 +77,25 @@ function decodeItem(bytes: Uint8Array): StoredItem {
   return item;
 }
 
+/**
+ * `Promise.all(items.map(fn))` with at most CONCURRENCY calls pending: 10k WebCrypto calls queued
+ * at once are several times slower (measured in Node: 4000 encrypts, 1.0 s all at once, 0.19 s
+ * 32 at a time) than a steady few.
+ */
+const CONCURRENCY = 32;
+async function mapLimited<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, lane));
+  return out;
+}
+
 function corrupt(message: string, details: Record<string, unknown>, cause?: unknown): MemoryError {
   return createError('STORAGE_CORRUPT', { message, details, ...(cause === undefined ? {} : { cause }) });
 }
@@ -118,14 +136,14 @@ export async function createSealedStore(inner: StorageAdapter, encryption: Encry
   const seal = async (item: StoredItem): Promise<Envelope> => {
     const plain = encodeItem(item);
     const id = await storageId(keys, item.id);
-    return { id, kind: 'sealed', vector: null, sealed: bytesToBase64(await sealBytes(key, plain, itemAad(id))) };
+    return { id, kind: 'sealed', vector: null, sealed: toBase64(await sealBytes(key, plain, itemAad(id))) };
   };
 
   const open = async (raw: unknown): Promise<StoredItem> => {
     if (!isEnvelope(raw)) throw corrupt('The sealed memory holds an item that is not sealed.', { reason: 'unsealed_item', id: (raw as { id?: unknown } | null)?.id ?? null });
     let item: StoredItem;
     try {
-      item = decodeItem(await openBytes(key, base64ToBytes(raw.sealed), itemAad(raw.id)));
+      item = decodeItem(await openBytes(key, fromBase64(raw.sealed), itemAad(raw.id)));
     } catch (error) {
       throw corrupt(`The sealed item "${raw.id}" does not open: it was altered, damaged or moved from another id.`, { reason: 'unsealable_item', id: raw.id }, error);
     }
@@ -138,7 +156,7 @@ export async function createSealedStore(inner: StorageAdapter, encryption: Encry
     async loadAll() {
       ensureOpen();
       const raw = await inner.loadAll();
-      return Promise.all(raw.map(open));
+      return mapLimited(raw, open);
     },
 
     async commit(batch: StoreBatch) {
@@ -146,7 +164,8 @@ export async function createSealedStore(inner: StorageAdapter, encryption: Encry
       let put: Envelope[];
       let doomed: string[];
       try {
-        [put, doomed] = await Promise.all([Promise.all(batch.put.map(seal)), Promise.all(batch.delete.map((id) => storageId(keys, id)))]);
+        put = await mapLimited(batch.put, seal);
+        doomed = await mapLimited(batch.delete, (id) => storageId(keys, id));
       } catch (error) {
         throw wrapError(error, 'STORAGE_FAILED', 'cannot seal the batch; nothing was written');
       }
@@ -162,7 +181,7 @@ export async function createSealedStore(inner: StorageAdapter, encryption: Encry
         throw corrupt(`The sealed memory holds a metadata value "${metaKey}" that is not sealed.`, { reason: 'unsealed_meta', key: metaKey });
       }
       try {
-        return JSON.parse(decoder.decode(await openBytes(key, base64ToBytes(raw.sealed), metaAad(metaKey)))) as unknown;
+        return JSON.parse(decoder.decode(await openBytes(key, fromBase64(raw.sealed), metaAad(metaKey)))) as unknown;
       } catch (error) {
         throw corrupt(`The sealed metadata value "${metaKey}" does not open.`, { reason: 'unsealable_meta', key: metaKey }, error);
       }
@@ -175,7 +194,7 @@ export async function createSealedStore(inner: StorageAdapter, encryption: Encry
       try {
         const json = JSON.stringify(value);
         if (json === undefined) throw new TypeError('the value has no JSON form');
-        sealed = bytesToBase64(await sealBytes(key, encoder.encode(json), metaAad(metaKey)));
+        sealed = toBase64(await sealBytes(key, encoder.encode(json), metaAad(metaKey)));
       } catch (error) {
         throw wrapError(error, 'STORAGE_FAILED', 'cannot seal the metadata value; nothing was written');
       }
