@@ -7,6 +7,9 @@
  * is capped, the dialects share both, and random deep or large JSON never yields a 5xx.
  */
 import fc from 'fast-check';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { echoInput, MAX_REPORTED_ISSUES } from '../../src/contract/echo.js';
 import { assertBodyDepth, measureJson, MAX_JSON_DEPTH } from '../../src/contract/json-bounds.js';
@@ -16,6 +19,7 @@ import { isMemoryError, MemoryError, validationError, type ValidationDetail } fr
 import { createFetchHandler, errorResponse } from '../../src/http/handler.js';
 import type { StorageAdapter } from '../../src/store/port.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
+import { createSqliteStore } from '../../src/store/sqlite-store.js';
 import { hashEmbedderDouble } from '../support/hash-embedder.js';
 import { shapeProblems } from '../support/contract-shape.js';
 
@@ -26,6 +30,16 @@ const deepObject = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 const deepArray = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 /** A JSON body text with `hostile` (JSON text) in place of the string "__HOSTILE__" of `template`. */
 const withHostile = (template: unknown, hostile: string) => JSON.stringify(template).replace('"__HOSTILE__"', () => hostile);
+
+/** Levels of nesting of a value (`{}` and `[]` one level each), level by level. */
+function depthOf(value: unknown): number {
+  let level = [value];
+  for (let depth = 0; ; depth++) {
+    const containers = level.filter((v): v is object => typeof v === 'object' && v !== null);
+    if (containers.length === 0) return depth;
+    level = containers.flatMap((v) => Object.values(v));
+  }
+}
 
 const message = (extra: Record<string, unknown> = {}) => ({ sender_id: 'uma', role: 'user', timestamp: 1_767_600_000_000, content: 'hello there', ...extra });
 
@@ -227,6 +241,35 @@ describe('the memory and its store are unaffected', () => {
     expect(profile.data.episodes).toEqual([]);
     const kept = await reopened.get({ user_id: 'uma', memory_type: 'episode' });
     expect(kept.data.total_count).toBe(0);
+  });
+});
+
+describe('the Node store on SQLite', () => {
+  it('takes none of the deep bodies, keeps the 32-level one, and reopens with it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'engram-bounds-'));
+    try {
+      const first = await createMemory({ store: await createSqliteStore(dir), embedder: hashEmbedderDouble() });
+      const via = createFetchHandler(first);
+      const hostile: [string, string][] = [
+        ['add', withHostile({ session_id: 'd', messages: [message({ content: [{ type: 'text', text: 'hi', a: '__HOSTILE__' }] })] }, deepObject(2_500))],
+        ['add', withHostile({ session_id: 'd', messages: [message({ content: [{ type: 'text', text: 'hi', a: '__HOSTILE__' }] })] }, deepArray(3_000))],
+        ['profile', withHostile({ user_id: 'uma', profile_data: { likes: ['__HOSTILE__'] } }, deepArray(5_000))],
+        ['add', withHostile({ session_id: 'd', messages: [message({ role: 'assistant', tool_calls: [{ name: 'x', arguments: '__HOSTILE__' }] })] }, deepObject(10_000))],
+      ];
+      for (const [route, body] of hostile) expect((await post(route, body, via)).status, route).toBe(422);
+      const kept = withHostile({ session_id: 'd', messages: [message({ id: 'm-deep', content: [{ type: 'text', text: 'kites', meta: '__HOSTILE__' }] })] }, deepObject(30));
+      expect((await post('add', kept, via)).status).toBe(200);
+      expect((await post('delete', { user_id: 'someone-else' }, via)).status).toBe(200);
+      await first.close();
+
+      const second = await createMemory({ store: await createSqliteStore(dir), embedder: hashEmbedderDouble() });
+      const { data } = await second.search({ user_id: 'uma', query: 'kites', filters: { session_id: 'd' } });
+      expect(data.unprocessed_messages).toHaveLength(1);
+      expect(depthOf(data.unprocessed_messages[0]!.content)).toBe(MAX_JSON_DEPTH);
+      await second.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
