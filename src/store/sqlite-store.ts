@@ -76,7 +76,7 @@ export async function createSqliteStore(dir: string, options: SqliteStoreOptions
     throw sqlStorageError(error, 'cannot create the memory directory', { path: dir });
   }
   const file = path.join(dir, SQLITE_FILE);
-  const db = openDatabase(Sqlite, file, options.lockTimeoutMs ?? 500);
+  const db = openDatabase(Sqlite, file, options.lockTimeoutMs ?? 500, await readHeader(file));
   try {
     await importLegacyLog(db, dir, file);
   } catch (error) {
@@ -87,7 +87,9 @@ export async function createSqliteStore(dir: string, options: SqliteStoreOptions
 }
 
 /** Opens, locks, configures and checks the database; closes it again on any failure. */
-function openDatabase(Sqlite: typeof BetterSqlite3, file: string, lockTimeoutMs: number): Database {
+function openDatabase(Sqlite: typeof BetterSqlite3, file: string, lockTimeoutMs: number, header: Uint8Array): Database {
+  const damage = headerDamage(header);
+  if (damage) throw createError('STORAGE_CORRUPT', { message: `the memory database's header is damaged (${damage})`, details: { path: file, repair: REPAIR_HINT } });
   let db: Database;
   try {
     db = new Sqlite(file, { timeout: lockTimeoutMs });
@@ -115,13 +117,81 @@ function openDatabase(Sqlite: typeof BetterSqlite3, file: string, lockTimeoutMs:
     if (problems.length !== 1 || problems[0] !== 'ok') {
       throw createError('STORAGE_CORRUPT', { message: `the memory database is damaged (${problems[0] ?? 'no answer'})`, details: { path: file, problems, repair: REPAIR_HINT } });
     }
-    for (const statement of SQLITE_SCHEMA) db.exec(statement);
+    ensureSchema(Sqlite, db, file);
     return db;
   } catch (error) {
     db.close();
     throw sqlStorageError(error, 'cannot open the memory database', { path: file, repair: REPAIR_HINT });
   }
 }
+
+/** The first 100 bytes of the database file (fewer, or none, for a new file). */
+async function readHeader(file: string): Promise<Uint8Array> {
+  const fs = await import('node:fs/promises');
+  let handle: Awaited<ReturnType<typeof fs.open>> | undefined;
+  try {
+    handle = await fs.open(file, 'r');
+    const bytes = new Uint8Array(100);
+    const { bytesRead } = await handle.read(bytes, 0, 100, 0);
+    return bytes.subarray(0, bytesRead);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return new Uint8Array(0);
+    throw sqlStorageError(error, 'cannot read the memory database', { path: file });
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * What is wrong with a database header, or null. SQLite itself answers some damaged headers with
+ * "read-only" or "unsupported format", which would read as a setup problem rather than damage.
+ */
+export function headerDamage(header: Uint8Array): string | null {
+  if (header.length === 0) return null;
+  if (header.length < 100) return 'shorter than a header';
+  if (new TextDecoder().decode(header.subarray(0, 16)) !== 'SQLite format 3\u0000') return 'no SQLite magic';
+  const pageSize = (header[16]! << 8) | header[17]!;
+  if (pageSize !== 1 && (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0)) return 'page size';
+  if (![1, 2].includes(header[18]!) || ![1, 2].includes(header[19]!)) return 'file format version';
+  if (header[21] !== 64 || header[22] !== 32 || header[23] !== 32) return 'payload fractions';
+  const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
+  const schemaFormat = view.getUint32(44);
+  if (schemaFormat > 4) return 'schema format';
+  if (![0, 1, 2, 3].includes(view.getUint32(56))) return 'text encoding';
+  for (let i = 72; i < 92; i++) if (header[i] !== 0) return 'reserved bytes';
+  return null;
+}
+
+/**
+ * Creates the schema in a new file, or checks that an existing file's schema is exactly ours: a
+ * flipped byte in the schema text could rename a table (and an empty one would be made in its
+ * place) or a column, and either would lose records without a word.
+ */
+function ensureSchema(Sqlite: typeof BetterSqlite3, db: Database, file: string): void {
+  const read = (target: Database) =>
+    JSON.stringify(target.prepare('SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name').all());
+  if ((db.prepare('SELECT count(*) AS n FROM sqlite_schema').get() as { n: number }).n === 0) {
+    db.transaction(() => {
+      for (const statement of SQLITE_SCHEMA) db.exec(statement);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    })();
+    return;
+  }
+  const reference = new Sqlite(':memory:');
+  let expected: string;
+  try {
+    for (const statement of SQLITE_SCHEMA) reference.exec(statement);
+    expected = read(reference);
+  } finally {
+    reference.close();
+  }
+  const version = db.pragma('user_version', { simple: true });
+  if (read(db) !== expected || version !== SCHEMA_VERSION) {
+    throw createError('STORAGE_CORRUPT', { message: 'the memory database does not have the schema this store writes', details: { path: file, user_version: version, repair: REPAIR_HINT } });
+  }
+}
+
+const SCHEMA_VERSION = 1;
 
 const REPAIR_HINT = 'stop the server, then run `npm run repair -- --data DIR`: it keeps the intact rows and names the damaged ones';
 
