@@ -105,7 +105,8 @@ export function judge(c: HttpCase, a: HttpAnswer, allow5xx: ReadonlySet<number> 
     return problem ? { ok: false, status, violation: `bad-2xx:${problem}` } : { ok: true, status };
   }
   let problem = errorShape(c.family, body, status);
-  if (problem && c.mayLeaveRoute && status === 404) problem = everosError(body, status);
+  // A bad URL may normalise onto another route (`/SearchMemories/../health` is /health): its EverOS answer is fine.
+  if (problem && c.mayLeaveRoute) problem = everosError(body, status);
   // A host guard may answer for every route in the EverOS shape before a dialect sees the request.
   if (problem && GUARD.has(status) && c.family !== 'everos') problem = everosError(body, status);
   return problem ? { ok: false, status, violation: `bad-error-shape:${problem}` } : { ok: true, status };

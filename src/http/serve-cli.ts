@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createMemory } from '../engine.js';
+import { isMemoryError } from '../errors.js';
 import { createDefaultEmbedder } from '../models/load-static-model.js';
 import { createOpenAiCompatibleLlm } from '../models/openai-compatible-llm.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
@@ -137,7 +138,8 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main().catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
+    // The catalog code first (STORAGE_CORRUPT, ENCRYPTION_KEY_INVALID…): what an operator or a script looks for.
+    console.error(isMemoryError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : error);
     process.exit(1);
   });
 }
