@@ -133,9 +133,18 @@ export async function createSealedStore(inner: StorageAdapter, encryption: Encry
     if (closed) throw createError('CLOSED');
   };
 
+  // Storage ids of the items this store has seen: a delete, an update or a re-embedding of loaded
+  // items then costs no HMAC. Each pair was authenticated (the storage id is the AES-GCM AAD).
+  const storageIds = new Map<string, string>();
+  const idOf = async (id: string): Promise<string> => {
+    let sid = storageIds.get(id);
+    if (sid === undefined) storageIds.set(id, (sid = await storageId(keys, id)));
+    return sid;
+  };
+
   const seal = async (item: StoredItem): Promise<Envelope> => {
     const plain = encodeItem(item);
-    const id = await storageId(keys, item.id);
+    const id = await idOf(item.id);
     return { id, kind: 'sealed', vector: null, sealed: toBase64(await sealBytes(key, plain, itemAad(id))) };
   };
 
@@ -147,6 +156,7 @@ export async function createSealedStore(inner: StorageAdapter, encryption: Encry
     } catch (error) {
       throw corrupt(`The sealed item "${raw.id}" does not open: it was altered, damaged or moved from another id.`, { reason: 'unsealable_item', id: raw.id }, error);
     }
+    storageIds.set(item.id, raw.id);
     return item;
   };
 
@@ -165,11 +175,13 @@ export async function createSealedStore(inner: StorageAdapter, encryption: Encry
       let doomed: string[];
       try {
         put = await mapLimited(batch.put, seal);
-        doomed = await mapLimited(batch.delete, (id) => storageId(keys, id));
+        doomed = await mapLimited(batch.delete, idOf);
       } catch (error) {
         throw wrapError(error, 'STORAGE_FAILED', 'cannot seal the batch; nothing was written');
       }
       await inner.commit({ put: put as unknown as StoredItem[], delete: doomed, ...(batch.purge === undefined ? {} : { purge: batch.purge }) });
+      const kept = new Set(batch.put.map((item) => item.id));
+      for (const id of batch.delete) if (!kept.has(id)) storageIds.delete(id);
     },
 
     async getMeta(metaKey) {

@@ -13,7 +13,7 @@ import { isMemoryError } from '../../src/errors.js';
 import type { StoredItem } from '../../src/records.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { StorageAdapter, StoreBatch } from '../../src/store/port.js';
-import { createSealedStore, SEAL_META, type EncryptionOptions } from '../../src/store/sealed-store.js';
+import { checkEncryption, createSealedStore, SEAL_META, type EncryptionOptions } from '../../src/store/sealed-store.js';
 import { createSqliteStore } from '../../src/store/sqlite-store.js';
 import { serveEncryption } from '../../src/store/encryption-source.js';
 import { fact } from '../support/storage-contract-cases.js';
@@ -173,6 +173,32 @@ describe('sealed store', () => {
     const aes = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
     expect((await codeOf(createSealedStore(store, { key: aes }))).code).toBe('VALIDATION_FAILED');
     expect(await store.getMeta(SEAL_META)).toBeUndefined();
+  });
+
+  it('a process joining a hosted memory is checked against its header alone', async () => {
+    const sealedInner = createMemoryStore();
+    await (await createSealedStore(sealedInner, { key: KEY })).commit({ put: [fact('f1')], delete: [] });
+    await expect(checkEncryption(sealedInner, { key: KEY })).resolves.toBeUndefined();
+    expect(await codeOf(checkEncryption(sealedInner, { key: OTHER_KEY }))).toEqual({ code: 'ENCRYPTION_KEY_INVALID', reason: 'wrong_key' });
+    expect(await codeOf(checkEncryption(sealedInner, undefined))).toEqual({ code: 'ENCRYPTION_KEY_INVALID', reason: 'key_required' });
+    const plain = createMemoryStore();
+    await expect(checkEncryption(plain, undefined)).resolves.toBeUndefined();
+    expect(await codeOf(checkEncryption(plain, { key: KEY }))).toEqual({ code: 'ENCRYPTION_KEY_INVALID', reason: 'not_encrypted' });
+    expect(await plain.getMeta(SEAL_META)).toBeUndefined();
+  });
+
+  it('deletes reach items loaded by another instance, and a deleted id can be written again', async () => {
+    const inner = createMemoryStore();
+    await (await createSealedStore(inner, { key: KEY })).commit({ put: [fact('a'), fact('b'), fact('c')], delete: [] });
+    const reopened = await createSealedStore(inner, { key: KEY });
+    expect((await reopened.loadAll()).length).toBe(3);
+    await reopened.commit({ put: [], delete: ['a', 'never-stored'] });
+    const fresh = await createSealedStore(inner, { key: KEY });
+    await fresh.commit({ put: [], delete: ['b'] }); // an instance that never loaded: ids are hashed on demand
+    expect((await fresh.loadAll()).map((i) => i.id)).toEqual(['c']);
+    await reopened.commit({ put: [fact('a', 'again')], delete: [] });
+    expect((await inner.loadAll()).length).toBe(2);
+    expect(((await fresh.loadAll()).find((i) => i.id === 'a') as { content: string }).content).toBe('again');
   });
 
   it('an HKDF CryptoKey works like its raw bytes', async () => {
