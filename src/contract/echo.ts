@@ -18,10 +18,12 @@ export const ECHO_ENTRIES = 8;
 export const ECHO_DEPTH = 3;
 /** Validation details listed in one 422; the rest are summed up in one `too_many_errors` entry. */
 export const MAX_REPORTED_ISSUES = 50;
+/** Characters of a key (in `loc` or an echoed object) kept: field names are short, a client's keys need not be. */
+const KEY_CHARS = 64;
 /** Characters of a `msg` kept (messages quote field and operator names the client chose). */
-const MSG_CHARS = 500;
-// Characters an echo may spend on strings and keys in all, so that one detail stays near a kilobyte.
-const ECHO_CHARS = 1_000;
+const MSG_CHARS = 300;
+// Characters an echo may spend on strings and keys in all, so that one detail stays well under a kilobyte.
+const ECHO_CHARS = 500;
 
 /**
  * A string cut to `keep` characters (never inside a surrogate pair) with a marker saying how much
@@ -45,8 +47,8 @@ const describe = (value: object): string => {
 /** A JSON-safe, bounded copy of any value, for a 422's `input` or `ctx`. Never throws. */
 export function echoInput(value: unknown): unknown {
   let left = ECHO_CHARS;
-  const spend = (text: string): string => {
-    const out = clipText(text, Math.max(16, Math.min(ECHO_STRING_CHARS, left)));
+  const spend = (text: string, keep = ECHO_STRING_CHARS): string => {
+    const out = clipText(text, Math.max(16, Math.min(keep, left)));
     left -= out.length;
     return out;
   };
@@ -90,7 +92,7 @@ export function echoInput(value: unknown): unknown {
         total += 1;
         if (seen < ECHO_ENTRIES && left > 0) {
           seen += 1;
-          out[spend(key)] = echo((container as Record<string, unknown>)[key], depth + 1);
+          out[spend(key, KEY_CHARS)] = echo((container as Record<string, unknown>)[key], depth + 1);
         } else if (total > ECHO_ENTRIES + 1) break;
       }
       if (total > seen) out['…'] = total > ECHO_ENTRIES + 1 ? 'more keys' : `+${total - seen} keys`;
@@ -109,9 +111,9 @@ export function echoInput(value: unknown): unknown {
 /** One detail made safe to render: loc segments and msg clipped, input and ctx echoed. */
 function boundedDetail(detail: ValidationDetail): ValidationDetail {
   const loc = Array.isArray(detail.loc)
-    ? detail.loc.slice(0, 40).map((part) => (typeof part === 'number' ? part : clipText(String(part), 64)))
+    ? detail.loc.slice(0, 40).map((part) => (typeof part === 'number' ? part : clipText(String(part), KEY_CHARS)))
     : ['body'];
-  const out: ValidationDetail = { loc, msg: clipText(String(detail.msg), MSG_CHARS), type: clipText(String(detail.type), 64) };
+  const out: ValidationDetail = { loc, msg: clipText(String(detail.msg), MSG_CHARS), type: clipText(String(detail.type), KEY_CHARS) };
   if ('input' in detail && detail.input !== undefined) out.input = echoInput(detail.input);
   if (detail.ctx !== undefined) out.ctx = echoInput(detail.ctx) as Record<string, unknown>;
   return out;

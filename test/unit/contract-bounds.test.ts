@@ -170,6 +170,19 @@ describe('amplification is cut at validation', () => {
     expect(answer.text.length).toBeLessThan(SMALL_422);
   });
 
+  it('the largest 422 a crafted body can get stays small: 50 issues of long keys, messages and inputs', async () => {
+    const long = (i: number) => `${i}`.padEnd(1_000, 'k');
+    const value = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [long(i), ['v'.repeat(1_000), { deep: ['w'.repeat(1_000)] }]]));
+    const extra = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [long(i), value]));
+    const filters = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [long(i), { [long(i)]: value }]));
+    for (const [route, body] of [['search', { user_id: 'u', query: 'q', ...extra }], ['search', { user_id: 'u', query: 'q', filters }]] as const) {
+      const answer = await post(route, body);
+      expect(answer.status).toBe(422);
+      expect(answer.detail).toHaveLength(MAX_REPORTED_ISSUES + 1);
+      expect(answer.text.length).toBeLessThan(SMALL_422);
+    }
+  });
+
   it('a 16,001-character query is echoed cut short, with a marker', async () => {
     const query = 'q'.repeat(16_001);
     const answer = await post('search', { user_id: 'u', query });
