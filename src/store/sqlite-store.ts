@@ -126,7 +126,7 @@ function openDatabase(Sqlite: typeof BetterSqlite3, file: string, lockTimeoutMs:
 }
 
 /** The first 100 bytes of the database file (fewer, or none, for a new file). */
-async function readHeader(file: string): Promise<Uint8Array> {
+export async function readHeader(file: string): Promise<Uint8Array> {
   const fs = await import('node:fs/promises');
   let handle: Awaited<ReturnType<typeof fs.open>> | undefined;
   try {
@@ -193,7 +193,7 @@ function ensureSchema(Sqlite: typeof BetterSqlite3, db: Database, file: string):
 
 const SCHEMA_VERSION = 1;
 
-const REPAIR_HINT = 'stop the server, then run `npm run repair -- --data DIR`: it keeps the intact rows and names the damaged ones';
+const REPAIR_HINT = 'stop the server, then run `npm run repair -- --data DIR`: it rebuilds the database from the intact rows, lists the damaged ones and keeps the damaged file';
 
 /**
  * Imports a directory written by the old JSONL log store, once. The rows and a marker go in one

@@ -14,6 +14,7 @@ import { isMemoryError } from '../../src/errors.js';
 import type { ProfileRecord, StoredItem } from '../../src/records.js';
 import type { StorageAdapter } from '../../src/store/port.js';
 import { itemFromJson, itemToJson } from '../../src/store/serialize.js';
+import { repairSqliteStore } from '../../src/store/sqlite-repair.js';
 import { SQLITE_FILE, createSqliteStore } from '../../src/store/sqlite-store.js';
 import { fact } from '../support/storage-contract-cases.js';
 
@@ -191,6 +192,72 @@ describe('a damaged database', () => {
   it('a file that is not a database at all is STORAGE_CORRUPT', async () => {
     await writeFile(join(dir, SQLITE_FILE), 'this is not a database '.repeat(400));
     expect(await rejection(createSqliteStore(dir))).toMatchObject({ code: 'STORAGE_CORRUPT', details: { path: join(dir, SQLITE_FILE) } });
+  });
+});
+
+describe('repair', () => {
+  const marker = (i: number) => `MARKER-${String(i).padStart(3, '0')}-${'q'.repeat(40)}`;
+  const items = (n: number) => Array.from({ length: n }, (_, i) => fact(`f${i}`, marker(i)));
+
+  async function written(n: number): Promise<Buffer> {
+    const store = await createSqliteStore(dir);
+    await store.commit({ put: items(n), delete: [] });
+    await store.setMeta('embedder', { id: 'model@1', dim: 16 });
+    await store.close();
+    return readFile(join(dir, SQLITE_FILE));
+  }
+
+  it('rebuilds from the intact rows, names the damaged one and keeps the damaged file', async () => {
+    const clean = await written(30);
+    const damaged = Buffer.from(clean);
+    const at = damaged.indexOf(marker(17)) + 10;
+    damaged[at] = damaged[at]! ^ 0x10;
+    await writeFile(join(dir, SQLITE_FILE), damaged);
+
+    const report = await repairSqliteStore(dir);
+    expect(report).toMatchObject({ kept: 29, damaged: [{ id: 'f17', problem: 'checksum mismatch' }], unreadable: [], meta_kept: ['embedder'], meta_damaged: [] });
+    expect((await readFile(report.damaged_file)).equals(damaged)).toBe(true);
+    expect(await readFile(report.damaged_rows_file!, 'utf8')).toContain('f17');
+    const store = await openStore();
+    expect(sorted(await store.loadAll())).toEqual(sorted(items(30).filter((i) => i.id !== 'f17')));
+    expect(await store.getMeta('embedder')).toEqual({ id: 'model@1', dim: 16 });
+  });
+
+  it('mends a damaged header and keeps everything', async () => {
+    const damaged = Buffer.from(await written(30));
+    damaged[18] = damaged[18]! ^ 0x04;
+    await writeFile(join(dir, SQLITE_FILE), damaged);
+    expect(await rejection(createSqliteStore(dir))).toMatchObject({ code: 'STORAGE_CORRUPT' });
+    const report = await repairSqliteStore(dir);
+    expect(report).toMatchObject({ kept: 30, damaged: [], unreadable: [] });
+    const store = await openStore();
+    expect(sorted(await store.loadAll())).toEqual(sorted(items(30)));
+  });
+
+  it('a wiped page: the rows around it are kept, unchanged, and the gap is reported', async () => {
+    const clean = await written(400);
+    const page = 4096;
+    const pages = clean.length / page;
+    const damaged = Buffer.from(clean);
+    damaged.fill(0, Math.floor(pages / 2) * page, (Math.floor(pages / 2) + 1) * page);
+    await writeFile(join(dir, SQLITE_FILE), damaged);
+    expect(await rejection(createSqliteStore(dir).then((s) => s.loadAll().finally(() => s.close())))).toMatchObject({ code: 'STORAGE_CORRUPT' });
+
+    const report = await repairSqliteStore(dir);
+    expect(report.kept).toBeGreaterThan(300);
+    expect(report.kept).toBeLessThan(400);
+    expect(report.unreadable.length + report.damaged.length).toBeGreaterThan(0);
+    const store = await openStore();
+    const byId = new Map(items(400).map((i) => [i.id, itemToJson(i)]));
+    const loaded = await store.loadAll();
+    expect(loaded).toHaveLength(report.kept);
+    for (const item of loaded) expect(itemToJson(item)).toBe(byId.get(item.id));
+  });
+
+  it('refuses while the store is open', async () => {
+    await written(3);
+    await openStore();
+    expect(await rejection(repairSqliteStore(dir))).toMatchObject({ code: 'STORAGE_FAILED' });
   });
 });
 
