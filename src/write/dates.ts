@@ -1,123 +1,163 @@
 /**
- * Relative dates ("yesterday", "next Friday", "3 weeks ago") resolved against the time a message
- * was sent, so an atomic fact still means the same thing when it is read a year later. Dates are
- * computed in UTC: a message timestamp carries no time zone.
+ * Dates in a message resolved against the time it was sent, so an atomic fact still means the same
+ * thing when it is read a year later. chrono-node reads the phrases ("yesterday", "on March 3rd",
+ * "in two weeks", "next Friday at 5pm"); the rules here add what it leaves out or reads otherwise
+ * than people mean:
+ * - "on the 14th": the next 14th (the last one in a sentence about the past), or the 14th of a
+ *   month named in the same sentence ("next month … on the 14th");
+ * - "in 2019": a year;
+ * - "last/next/this week": a week (starting Monday), not the day seven days away;
+ * - a bare weekday ("on Friday") looks back in a sentence about the past and ahead otherwise;
+ * - "next Monday" said on a Sunday is the Monday after tomorrow's, not tomorrow.
+ * Dates are computed in UTC: a message timestamp carries no time zone.
  */
+import * as chrono from 'chrono-node/en';
+import * as ja from 'chrono-node/ja';
+import * as zh from 'chrono-node/zh';
 
 const DAY = 86_400_000;
-const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const NUMBERS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, couple: 2, few: 3 };
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+export type Precision = 'day' | 'week' | 'month' | 'year';
+
+export interface ResolvedDate {
+  /** The phrase as written. */
+  phrase: string;
+  /** Where the phrase starts and ends in the text. */
+  index: number;
+  end: number;
+  /** The instant it names (the start of its day / week / month / year, UTC). */
+  at: number;
+  precision: Precision;
+  /** The absolute date as a key: `2026-12-14`, `week of 2026-12-07`, `2026-12`, `2026`. */
+  label: string;
+}
 
 /** `YYYY-MM-DD` of an epoch-ms instant (UTC). */
 export function isoDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-function isoMonth(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7);
-}
-
-function addMonths(ms: number, months: number): number {
-  const d = new Date(ms);
-  d.setUTCMonth(d.getUTCMonth() + months);
-  return d.getTime();
+function startOfDay(ms: number): number {
+  return Math.floor(ms / DAY) * DAY;
 }
 
 function startOfWeek(ms: number): number {
-  const d = new Date(ms);
-  const offset = (d.getUTCDay() + 6) % 7; // Monday-based weeks
-  return ms - offset * DAY;
+  const d = startOfDay(ms);
+  return d - ((new Date(d).getUTCDay() + 6) % 7) * DAY; // Monday-based weeks
 }
 
-export interface ResolvedDate {
-  /** The matched phrase as written. */
-  phrase: string;
-  /** The absolute date it names, as text to show (a day, a week, a month or a year). */
-  label: string;
-  /** The instant it names (start of the day / week / month / year). */
-  at: number;
+function label(at: number, precision: Precision): string {
+  if (precision === 'day') return isoDate(at);
+  if (precision === 'week') return `week of ${isoDate(at)}`;
+  if (precision === 'month') return isoDate(at).slice(0, 7);
+  return isoDate(at).slice(0, 4);
 }
 
-type Rule = { pattern: RegExp; resolve: (m: RegExpExecArray, now: number) => { label: string; at: number } | null };
-
-/** "3", "three", "a", "a couple of", "a few" → a number (1 when unreadable, never NaN). */
-function count(phrase: string): number {
-  const word = phrase.toLowerCase().replace(/^an? (couple|few)(?: of)?$/, '$1');
-  const n = NUMBERS[word] ?? Number(word);
-  return Number.isFinite(n) ? n : 1;
+/** The date as a person writes it in a sentence: "on 2026-12-14", "in December 2026". */
+export function spoken(date: Pick<ResolvedDate, 'at' | 'precision'>): string {
+  const d = new Date(date.at);
+  if (date.precision === 'day') return `on ${isoDate(date.at)}`;
+  if (date.precision === 'week') return `in the week of ${isoDate(date.at)}`;
+  if (date.precision === 'month') return `in ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  return `in ${d.getUTCFullYear()}`;
 }
 
-function shift(unit: string, n: number, now: number): { label: string; at: number } | null {
-  if (Math.abs(n) > 1000) return null;
-  const u = unit.toLowerCase().replace(/s$/, '');
-  if (u === 'day') return { label: isoDate(now + n * DAY), at: now + n * DAY };
-  if (u === 'week') {
-    const at = startOfWeek(now + n * 7 * DAY);
-    return { label: `week of ${isoDate(at)}`, at };
+function make(text: string, index: number, phrase: string, at: number, precision: Precision): ResolvedDate | null {
+  if (!Number.isFinite(at) || Math.abs(at) > 8.64e15) return null;
+  return { phrase, index, end: index + phrase.length, at, precision, label: label(at, precision) };
+}
+
+const MAYBE_DATE = /\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|day\b|\b(?:tomorrow|yesterday|tonight|today|now|ago|week|weeks|weekend|month|months|year|years|morning|afternoon|evening|night|noon|midnight|fortnight|christmas|easter|eve|one|two|three|four|five|six|seven|eight|nine|ten|couple|few|next|last|this|coming|past)\b/i;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const CJK_DATE = /[今明昨前后後来去上下本]|[日月年周週]|\d/u;
+const PAST = /\b(was|were|did|had|went|ago|last|yesterday|used to|been|met|saw|came|took|got|made|ran|left|bought|found|told|said|thought|felt|gave|began|wrote|flew|drove|ate|spent|lost|won|sent|kept|paid|heard|sat|caught|brought|taught|fell|knew|became|slept|swam|sang|rode|chose|broke|forgot|threw)\b|\b\w{3,}ed\b/i;
+const WEEK = /\b(last|next|this|the following) week\b/i;
+const WEEKDAY_ONLY = /^(?:on )?(?:this |next |last |coming )?(mon|tues|wednes|thurs|fri|satur|sun)day$/i;
+
+/**
+ * Every date in `text`, resolved against `now` (epoch ms), in order of appearance. `past` says the
+ * sentence speaks of the past (it decides which way a bare weekday or day of the month looks);
+ * without it the tense is guessed from the words.
+ */
+export function findDates(text: string, now: number, past = PAST.test(text)): ResolvedDate[] {
+  // Most sentences name no date; a cheap look for a date word spares them the full parse.
+  if (!MAYBE_DATE.test(text) && !CJK_DATE.test(text)) return [];
+  const found: ResolvedDate[] = [];
+  const taken = (start: number, end: number) => found.some((d) => start < d.end && end > d.index);
+  const add = (d: ResolvedDate | null) => {
+    if (d && !taken(d.index, d.end)) found.push(d);
+  };
+  const today = startOfDay(now);
+
+  for (const m of text.matchAll(/\b(?:(?:in|since|by|from|of|during) )((?:19|20)\d{2})\b(?![-/:\d])/gi)) {
+    const year = Number(m[1]);
+    add(make(text, m.index + m[0].length - m[1]!.length, m[1]!, Date.UTC(year, 0, 1), 'year'));
   }
-  if (u === 'month') {
-    const at = addMonths(now, n);
-    return { label: isoMonth(at), at };
+  for (const m of text.matchAll(new RegExp(WEEK.source, 'gi'))) {
+    const which = m[1]!.toLowerCase();
+    const shift = which === 'last' ? -7 : which === 'this' ? 0 : 7;
+    add(make(text, m.index, m[0], startOfWeek(now + shift * DAY), 'week'));
   }
-  const year = new Date(now).getUTCFullYear() + n;
-  return { label: String(year), at: Date.UTC(year, 0, 1) };
-}
 
-const RULES: Rule[] = [
-  { pattern: /\bthe day before yesterday\b/gi, resolve: (_m, now) => ({ label: isoDate(now - 2 * DAY), at: now - 2 * DAY }) },
-  { pattern: /\bthe day after tomorrow\b/gi, resolve: (_m, now) => ({ label: isoDate(now + 2 * DAY), at: now + 2 * DAY }) },
-  { pattern: /\byesterday\b/gi, resolve: (_m, now) => ({ label: isoDate(now - DAY), at: now - DAY }) },
-  { pattern: /\btomorrow\b/gi, resolve: (_m, now) => ({ label: isoDate(now + DAY), at: now + DAY }) },
-  { pattern: /\b(today|tonight|this (?:morning|afternoon|evening))\b/gi, resolve: (_m, now) => ({ label: isoDate(now), at: now }) },
-  {
-    pattern: /\b(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (days?|weeks?|months?|years?) ago\b/gi,
-    resolve: (m, now) => shift(m[2]!, -count(m[1]!), now),
-  },
-  {
-    pattern: /\bin (\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few) (days?|weeks?|months?|years?)\b/gi,
-    resolve: (m, now) => shift(m[2]!, count(m[1]!), now),
-  },
-  { pattern: /\b(last|next|this) (week|month|year)\b/gi, resolve: (m, now) => shift(m[2]!, m[1]!.toLowerCase() === 'last' ? -1 : m[1]!.toLowerCase() === 'next' ? 1 : 0, now) },
-  {
-    pattern: /\b(last|next|this|on) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/gi,
-    resolve: (m, now) => {
-      const target = WEEKDAYS.indexOf(m[2]!.toLowerCase());
-      const today = new Date(now).getUTCDay();
-      let diff = target - today;
-      const which = m[1]!.toLowerCase();
-      if (which === 'last') diff = diff >= 0 ? diff - 7 : diff;
-      else if (which === 'next') diff = diff <= 0 ? diff + 7 : diff;
-      else if (diff < 0) diff += 7; // "this/on Friday" means the coming one
-      const at = now + diff * DAY;
-      return { label: isoDate(at), at };
-    },
-  },
-];
-
-/** Every relative date phrase in `text`, resolved against `now` (epoch ms). */
-export function findRelativeDates(text: string, now: number): ResolvedDate[] {
-  const found: (ResolvedDate & { index: number })[] = [];
-  const taken: [number, number][] = [];
-  for (const rule of RULES) {
-    rule.pattern.lastIndex = 0;
-    for (let m = rule.pattern.exec(text); m; m = rule.pattern.exec(text)) {
-      const start = m.index;
-      const end = start + m[0].length;
-      if (taken.some(([s, e]) => start < e && end > s)) continue;
-      const resolved = rule.resolve(m, now);
-      if (!resolved || !Number.isFinite(resolved.at) || Math.abs(resolved.at) > 8.64e15) continue;
-      taken.push([start, end]);
-      found.push({ phrase: m[0], index: start, ...resolved });
+  let results: chrono.ParsedResult[];
+  try {
+    const reference = { instant: new Date(now), timezone: 0 };
+    results = !CJK.test(text) ? chrono.parse(text, reference) : KANA.test(text) ? ja.parse(text, reference) : zh.parse(text, reference);
+  } catch {
+    results = []; // a phrase chrono cannot read is a phrase without a date, never a lost message
+  }
+  for (const r of results) {
+    const start = r.start;
+    const partOfDay = /\b(?:this|last|tomorrow|yesterday) (?:morning|afternoon|evening|night)\b|\btonight\b|[今昨明]晚/i.test(r.text);
+    if (!partOfDay && !start.isCertain('day') && !start.isCertain('month') && !start.isCertain('weekday') && !start.isCertain('year')) continue; // a time of day alone
+    if ((/\bfor\s*$/i.test(text.slice(0, r.index)) || /^for\b/i.test(r.text)) && !/\b(?:the|this|next|last)\b/i.test(r.text)) continue; // "for two weeks" is a duration
+    if (/^(now|right now|today'?s?)$/i.test(r.text) && !/today/i.test(r.text)) continue;
+    let at = startOfDay(start.date().getTime());
+    let precision: Precision = 'day';
+    if (!partOfDay && !start.isCertain('day') && !start.isCertain('weekday')) precision = start.isCertain('month') ? 'month' : 'year';
+    if (precision === 'month') at = Date.UTC(new Date(at).getUTCFullYear(), new Date(at).getUTCMonth(), 1);
+    if (precision === 'year') at = Date.UTC(new Date(at).getUTCFullYear(), 0, 1);
+    if (WEEKDAY_ONLY.test(r.text.trim())) {
+      const which = /\b(this|next|last|coming)\b/i.exec(r.text)?.[1]?.toLowerCase();
+      if (!which) {
+        // A bare weekday looks back in a sentence about the past and ahead otherwise.
+        // Said on that very weekday, "on Monday" means a week away (today would be "today").
+        if (past && at >= today) at -= 7 * DAY;
+        if (!past && at <= today) at += 7 * DAY;
+      } else if (which === 'next' && at - today <= DAY) {
+        at += 7 * DAY; // "next Monday" said on a Sunday: people mean the Monday after tomorrow's
+      }
     }
+    add(make(text, r.index, r.text, at, precision));
   }
-  return found.sort((a, b) => a.index - b.index).map(({ index: _index, ...rest }) => rest);
+
+  // "on the 14th": the day of a month named in the sentence, else the next (or last) such day.
+  for (const m of text.matchAll(/\b(?:on )?the (\d{1,2})(?:st|nd|rd|th)\b(?! of\b)/gi)) {
+    const day = Number(m[1]);
+    if (day < 1 || day > 31) continue;
+    const month = found.find((d) => d.precision === 'month');
+    const base = new Date(month ? month.at : today);
+    let at = Date.UTC(base.getUTCFullYear(), base.getUTCMonth(), day);
+    if (!month) {
+      if (!past && at < today) at = Date.UTC(base.getUTCFullYear(), base.getUTCMonth() + 1, day);
+      if (past && at > today) at = Date.UTC(base.getUTCFullYear(), base.getUTCMonth() - 1, day);
+    }
+    if (new Date(at).getUTCDate() !== day) continue; // "the 31st" of a 30-day month
+    add(make(text, m.index, m[0], at, 'day'));
+  }
+  return found.sort((a, b) => a.index - b.index);
 }
 
-/** The text with each relative date followed by its absolute date: "yesterday (2026-11-28)". */
+/** The text with each date phrase followed by its absolute date: "yesterday (2026-11-28)". */
 export function annotateDates(text: string, now: number): string {
-  let out = text;
-  for (const date of findRelativeDates(text, now)) {
-    out = out.replace(date.phrase, `${date.phrase} (${date.label})`);
+  let out = '';
+  let last = 0;
+  for (const d of findDates(text, now)) {
+    if (d.label === d.phrase) continue;
+    out += `${text.slice(last, d.end)} (${d.label})`;
+    last = d.end;
   }
-  return out;
+  return out + text.slice(last);
 }

@@ -76,7 +76,7 @@ export async function recordsFromExtraction(segment: Segment, extraction: Extrac
       sender_ids: [...new Set([...(current?.sender_ids ?? []), ...p.sender_ids])],
       source_message_ids: [...(current?.source_message_ids ?? []), ...p.source_message_ids].slice(-200),
       parent_type: null, parent_id: null,
-      profile_data: mergeProfile(current?.profile_data ?? {}, p.update),
+      profile_data: mergeProfile(current?.profile_data ?? {}, p.update, Math.max(...segment.messages.map((m) => m.timestamp))),
     };
     out.push(profile);
   }

@@ -1,64 +1,250 @@
 /**
- * Explicit profile facts a user states about themselves ("my name is…", "I work as…", "I live
- * in…", "I love…"), read with patterns. Implicit traits need judgement and are left to an LLM
- * extractor; the rules never invent them.
+ * Explicit profile facts a user states about themselves, read from the tagged words of a claim:
+ * name, age, where they live, occupation and workplace, pets, family, likes, dislikes and
+ * allergies. Values are cut where the words stop naming the thing ("I live in Lisbon last week" is
+ * a place, Lisbon; "a nurse at St. Mary hospital" is an occupation and a workplace). Implicit traits
+ * need judgement and are left to an LLM extractor; the rules never invent them.
+ *
+ * The stored shape (`profile_data`): scalar fields (`name`, `age`, `location`, `occupation`,
+ * `workplace`) hold the current value; list fields (`pets` as "Pixel (cat)", `family` as
+ * "Ana (sister)", `likes`, `dislikes`, `allergies`) are unioned; `sources` maps each field to the
+ * message ids that stated it; `history` keeps each superseded scalar value:
+ * `{ field, value, source_message_ids, superseded_at, superseded_by }`.
  */
+import { INSTITUTIONS, properName, RELATIONS, SPECIES } from './mentions.js';
+import type { Token } from './sentences.js';
 
-interface ProfilePattern {
-  key: 'name' | 'occupation' | 'workplace' | 'location' | 'age' | 'likes' | 'dislikes' | 'allergies' | 'family' | 'pets';
-  pattern: RegExp;
-  list: boolean;
+export const SCALAR_FIELDS = ['name', 'age', 'location', 'occupation', 'workplace'] as const;
+export const LIST_FIELDS = ['pets', 'family', 'likes', 'dislikes', 'allergies'] as const;
+export type ProfileField = (typeof SCALAR_FIELDS)[number] | (typeof LIST_FIELDS)[number];
+
+export interface ProfileStatement {
+  field: ProfileField;
+  value: string;
 }
 
-const END = String.raw`(?=[.,;!?]|\s+(?:and|but|because|so|since|which|who)\b|$)`;
+export interface ProfileHistoryEntry {
+  field: string;
+  value: unknown;
+  source_message_ids: string[];
+  superseded_at: number | null;
+  superseded_by: unknown;
+}
 
-const PATTERNS: ProfilePattern[] = [
-  { key: 'name', pattern: /\b[Mm]y name is ([A-Z][\p{L}'-]+(?: [A-Z][\p{L}'-]+)?)/u, list: false },
-  { key: 'name', pattern: /\b(?:call me|I['’]m called) ([A-Z][\p{L}'-]+)/u, list: false },
-  { key: 'age', pattern: /\bI(?:['’]m| am) (\d{1,3}) years? old\b/i, list: false },
-  { key: 'occupation', pattern: new RegExp(String.raw`\bI (?:work|am working) as (?:an? )?(.{3,60}?)${END}`, 'i'), list: false },
-  { key: 'occupation', pattern: new RegExp(String.raw`\bI(?:['’]m| am) an? ((?:[a-z-]+ )?(?:engineer|developer|nurse|teacher|doctor|student|designer|manager|lawyer|writer|artist|chef|scientist|researcher|accountant|consultant|programmer|analyst|photographer|musician|pharmacist|architect|therapist|professor|librarian|journalist|entrepreneur|freelancer|mechanic|electrician|pilot|farmer|firefighter|officer|dentist|veterinarian|vet|editor|marketer|salesperson|retiree))\b`, 'i'), list: false },
-  { key: 'workplace', pattern: new RegExp(String.raw`\bI work (?:at|for) (.{2,60}?)${END}`, 'i'), list: false },
-  { key: 'location', pattern: new RegExp(String.raw`\bI (?:live|am living|['’]m living|reside) in (.{2,60}?)${END}`, 'i'), list: false },
-  { key: 'location', pattern: new RegExp(String.raw`\bI (?:just )?moved to (.{2,60}?)${END}`, 'i'), list: false },
-  { key: 'likes', pattern: new RegExp(String.raw`\bI (?:really |absolutely )?(?:love|like|enjoy|adore|prefer) (.{2,60}?)${END}`, 'i'), list: true },
-  { key: 'likes', pattern: new RegExp(String.raw`\bI(?:['’]m| am) (?:a (?:big |huge )?fan of|into|passionate about) (.{2,60}?)${END}`, 'i'), list: true },
-  { key: 'dislikes', pattern: new RegExp(String.raw`\bI (?:really )?(?:hate|dislike|can['’]t stand|don['’]t like|do not like) (.{2,60}?)${END}`, 'i'), list: true },
-  { key: 'allergies', pattern: new RegExp(String.raw`\bI(?:['’]m| am) allergic to (.{2,60}?)${END}`, 'i'), list: true },
-  { key: 'family', pattern: new RegExp(String.raw`\b[Mm]y (wife|husband|partner|son|daughter|mother|mom|father|dad|brother|sister|grandmother|grandfather|kids?|children)(?: is| are|,)? (?:named |called )?([A-Z][\p{L}'-]+)?`, 'u'), list: true },
-  { key: 'pets', pattern: /\b[Mm]y (dog|cat|puppy|kitten|parrot|hamster|rabbit|horse)(?: is)?(?: named| called|,)? ?([A-Z][\p{L}'-]+)?/u, list: true },
-];
+const OCCUPATIONS = new Set(['engineer', 'developer', 'nurse', 'teacher', 'doctor', 'student', 'designer', 'manager', 'lawyer', 'writer', 'artist', 'chef', 'cook', 'scientist', 'researcher', 'accountant', 'consultant', 'programmer', 'analyst', 'photographer', 'musician', 'pharmacist', 'architect', 'therapist', 'professor', 'librarian', 'journalist', 'entrepreneur', 'freelancer', 'mechanic', 'electrician', 'plumber', 'pilot', 'farmer', 'firefighter', 'officer', 'dentist', 'veterinarian', 'vet', 'editor', 'marketer', 'salesperson', 'retiree', 'baker', 'barista', 'waiter', 'waitress', 'carpenter', 'paramedic', 'surgeon', 'translator', 'cashier', 'driver', 'tutor', 'coach', 'secretary', 'receptionist', 'janitor', 'clerk', 'banker', 'economist', 'physicist', 'chemist', 'biologist', 'psychologist', 'sociologist', 'historian', 'actor', 'actress', 'dancer', 'singer', 'illustrator', 'animator', 'intern', 'technician', 'administrator', 'director', 'ceo', 'founder', 'mathematician', 'statistician', 'paralegal', 'midwife', 'caregiver', 'nanny', 'gardener', 'butcher', 'tailor', 'soldier', 'policeman', 'detective', 'postman', 'housewife']);
+const STOP = new Set([',', '.', '!', '?', ';', ':', 'but', 'because', 'so', 'since', 'which', 'who', 'when', 'while', 'if', 'and', 'although', 'though', 'now', 'anymore', 'too', 'either', 'lately', 'recently', 'these', 'nowadays']);
+const TIME_WORDS = new Set(['last', 'next', 'this', 'yesterday', 'tomorrow', 'today', 'tonight', 'ago', 'every', 'each', 'since', 'for', 'on', 'in', 'at', 'during', 'before', 'after', 'with', 'from', 'until', 'about']);
 
-/** The explicit profile facts in one user sentence, keyed like the stored profile. */
-export function profileFacts(sentence: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const { key, pattern, list } of PATTERNS) {
-    const m = pattern.exec(sentence);
-    if (!m) continue;
-    let value = (m[1] ?? '').trim();
-    if (key === 'family' || key === 'pets') value = m[2] ? `${m[1]} ${m[2]}` : m[1]!;
-    value = value.replace(/\s+/g, ' ').replace(/^(to|the) /i, (s) => (key === 'likes' || key === 'dislikes' ? '' : s)).trim();
-    if (!value) continue;
-    if (list) out[key] = [...((out[key] as string[] | undefined) ?? []), value];
-    else if (!(key in out)) out[key] = value;
+function words(tokens: readonly Token[]): string[] {
+  return tokens.map((t) => t.lower);
+}
+
+/** Index of the first occurrence of a word sequence, or -1. */
+function find(tokens: readonly Token[], seq: string[], from = 0): number {
+  const w = words(tokens);
+  outer: for (let i = from; i <= w.length - seq.length; i++) {
+    for (let k = 0; k < seq.length; k++) if (w[i + k] !== seq[k] && !(seq[k] === '*')) continue outer;
+    return i;
   }
+  return -1;
+}
+
+function text(tokens: readonly Token[]): string {
+  return tokens.map((t, i) => (i === 0 ? t.text : t.space + t.text)).join('').trim();
+}
+
+/** A place: a proper name ("Lisbon", "São Paulo", "New York"), never the words after it. */
+function place(tokens: readonly Token[], i: number): string | null {
+  const start = tokens[i]?.lower === 'the' ? i + 1 : i;
+  const name = properName(tokens, start);
+  return name ? name[1] : null;
+}
+
+/** A workplace: a proper name with the institution noun after it ("St. Mary hospital"), or "a bakery". */
+function workplace(tokens: readonly Token[], i: number): string | null {
+  let start = tokens[i]?.lower === 'the' ? i + 1 : i;
+  const name = properName(tokens, start);
+  if (name) {
+    let [end, value] = name;
+    while (end < tokens.length && INSTITUTIONS.has(tokens[end]!.lower) && tokens[end]!.pos === 'NOUN') value += tokens[end]!.space + tokens[end++]!.text;
+    return value;
+  }
+  if (['a', 'an'].includes(tokens[start]?.lower ?? '')) start++;
+  const np = nounPhrase(tokens, start);
+  return np && INSTITUTIONS.has(np.split(' ').pop()!.toLowerCase()) ? np : null;
+}
+
+/** Adjectives and nouns up to the head noun ("night nurse", "software engineer"). */
+function nounPhrase(tokens: readonly Token[], i: number): string | null {
+  let end = i;
+  while (end < tokens.length && ['ADJ', 'NOUN', 'PROPN'].includes(tokens[end]!.pos) && !STOP.has(tokens[end]!.lower)) end++;
+  if (end === i || !['NOUN', 'PROPN'].includes(tokens[end - 1]!.pos)) return null;
+  return text(tokens.slice(i, end));
+}
+
+/** What someone likes: the object up to the end of the clause, a time phrase or 6 words. */
+function object(tokens: readonly Token[], i: number): string | null {
+  let start = i;
+  if (tokens[start]?.lower === 'to' && tokens[start + 1]?.pos === 'VERB') start++;
+  const first = tokens[start];
+  if (!first || first.pos === 'PRON' || ['it', 'that', 'this', 'them', 'to', 'a', 'the'].includes(first.lower) && !['NOUN', 'ADJ', 'PROPN'].includes(tokens[start + 1]?.pos ?? '')) return null;
+  let end = start;
+  while (end < tokens.length && end - start < 6 && !STOP.has(tokens[end]!.lower) && !(end > start && TIME_WORDS.has(tokens[end]!.lower) && tokens[end]!.lower !== 'in' && tokens[end]!.lower !== 'with')) end++;
+  while (end > start && ['ADP', 'DET', 'CCONJ', 'PART', 'ADV'].includes(tokens[end - 1]!.pos)) end--;
+  if (end === start) return null;
+  const value = text(tokens.slice(start, end)).replace(/^(the|a|an) /i, '');
+  return value.length > 1 ? value : null;
+}
+
+/** Pets and relatives of the speaker: "I have a cat named Pixel", "my sister Ana", "my dog, Biscuit". */
+function belongings(tokens: readonly Token[], out: ProfileStatement[]): void {
+  const w = words(tokens);
+  for (let i = 0; i < tokens.length; i++) {
+    const word = w[i]!;
+    const animal = SPECIES.has(word);
+    if ((!animal && !RELATIONS.has(word)) || tokens[i]!.pos === 'VERB') continue;
+    // Whose: "my/our …", or "I have/got/adopted a …" earlier in the clause.
+    let k = i - 1;
+    while (k >= 0 && ['ADJ', 'NUM'].includes(tokens[k]!.pos)) k--;
+    const owned = ['my', 'our'].includes(w[k] ?? '') || (['a', 'an', 'two', 'three', 'new'].includes(w[k] ?? '') && /\bi (?:[a-z]+ )?(?:have|has|got|adopted|rescued|own|bought|am getting)\b/.test(w.slice(0, k).join(' ')));
+    if (!owned) continue;
+    let j = i + 1;
+    if (w[j] === ',') j++;
+    if (['is', 'was'].includes(w[j] ?? '') && ['named', 'called'].includes(w[j + 1] ?? '')) j++;
+    if (['named', 'called'].includes(w[j] ?? '')) j++;
+    const name = properName(tokens, j);
+    const field = animal ? 'pets' : 'family';
+    out.push({ field, value: name ? `${name[1]} (${word})` : word });
+  }
+}
+
+/** "Aiko's cat's name is Mochi." / "Aiko's cat is named Mochi." → a pet (or relative) with its name. */
+export function namedBelonging(content: string, owner: string): ProfileStatement | null {
+  const m = new RegExp(`^${owner}'s ([a-z-]+)(?:'s name is| is (?:named|called)) (\\p{Lu}[\\p{L}'-]+)`, 'u').exec(content);
+  if (!m) return null;
+  if (SPECIES.has(m[1]!)) return { field: 'pets', value: `${m[2]} (${m[1]})` };
+  if (RELATIONS.has(m[1]!)) return { field: 'family', value: `${m[2]} (${m[1]})` };
+  return null;
+}
+
+/** The profile statements in one first-person clause (its words as spoken). */
+export function profileStatements(tokens: readonly Token[]): ProfileStatement[] {
+  const out: ProfileStatement[] = [];
+  const w = words(tokens);
+  const at = (seq: string[]) => find(tokens, seq);
+  const after = (seqs: string[][], read: (i: number) => string | null, field: ProfileField) => {
+    for (const seq of seqs) {
+      const i = at(seq);
+      if (i < 0) continue;
+      const value = read(i + seq.length);
+      if (value) {
+        out.push({ field, value });
+        return true;
+      }
+    }
+    return false;
+  };
+  const negated = /\b(not|never|n't|no longer)\b/.test(w.join(' '));
+
+  // Name
+  after([['my', 'name', 'is'], ['call', 'me'], ['i', 'am', 'called'], ['i', 'go', 'by']], (i) => place(tokens, i), 'name');
+  if (w[0] === 'i' && w[1] === 'am') {
+    const name = properName(tokens, 2);
+    if (name && (name[0] === tokens.length || [',', '.', '!', 'and'].includes(w[name[0]] ?? ''))) out.push({ field: 'name', value: name[1] });
+  }
+  // Age
+  const age = /\bi am (\d{1,3})(?: years? old)?\b(?! (?:minutes|hours|days|weeks|months|km|miles|kg|percent))|\bi (?:just )?turned (\d{1,3})\b/.exec(w.join(' '));
+  if (age && Number(age[1] ?? age[2]) < 120) out.push({ field: 'age', value: age[1] ?? age[2]! });
+  // Where they live (not where they will move: that is a plan)
+  if (!negated && !/\b(will|going to|gonna|plan|planning|want|would|might|hope|used to|next)\b/.test(w.join(' '))) {
+    after([['i', 'live', 'in'], ['i', 'am', 'living', 'in'], ['i', 'have', 'been', 'living', 'in'], ['i', 'reside', 'in'], ['i', 'am', 'based', 'in'], ['i', 'moved', 'to'], ['i', 'just', 'moved', 'to'], ['i', 'have', 'moved', 'to'], ['i', 'recently', 'moved', 'to'], ['i', 'relocated', 'to'], ['we', 'moved', 'to'], ['we', 'live', 'in'], ['i', 'now', 'live', 'in'], ['i', 'live', 'in', 'the', 'city', 'of']], (i) => place(tokens, i), 'location');
+    const from = at(['moved', 'from']);
+    if (from >= 0) {
+      const to = find(tokens, ['to'], from + 2);
+      if (to >= 0) {
+        const value = place(tokens, to + 1);
+        if (value) out.push({ field: 'location', value });
+      }
+    }
+  }
+  // Occupation and workplace
+  if (!negated) {
+    const asAt = ((): number => {
+      for (const seq of [['i', 'work', 'as'], ['i', 'am', 'working', 'as'], ['i', 'have', 'been', 'working', 'as'], ['i', 'worked', 'as']]) {
+        const i = at(seq);
+        if (i >= 0 && seq[1] !== 'worked') return i + seq.length;
+      }
+      const i = at(['i', 'am']);
+      if (i >= 0 && ['a', 'an'].includes(w[i + 2] ?? '')) {
+        const np = nounPhrase(tokens, i + 3);
+        const head = np?.split(' ').pop()?.toLowerCase() ?? '';
+        if (np && (OCCUPATIONS.has(head) || /(?:ist|ician|ologist|eer)$/.test(head))) return i + 2;
+      }
+      return -1;
+    })();
+    if (asAt >= 0) {
+      const start = ['a', 'an'].includes(w[asAt] ?? '') ? asAt + 1 : asAt;
+      const np = nounPhrase(tokens, start);
+      if (np) {
+        out.push({ field: 'occupation', value: np });
+        const end = start + np.split(/\s+/).length;
+        if (['at', 'for'].includes(w[end] ?? '')) {
+          const place = workplace(tokens, end + 1);
+          if (place) out.push({ field: 'workplace', value: place });
+        }
+      }
+    }
+    after([['i', 'work', 'at'], ['i', 'work', 'for'], ['i', 'am', 'working', 'at'], ['i', 'am', 'working', 'for'], ['i', 'work', 'in'], ['i', 'just', 'started', 'at'], ['i', 'started', 'working', 'at'], ['i', 'joined']], (i) => workplace(tokens, i), 'workplace');
+  }
+  // Likes, dislikes, allergies
+  if (!/\b(would|should|could)\b/.test(w.join(' '))) {
+    const dislike = after([['i', 'do', "n't", 'like'], ['i', 'do', 'not', 'like'], ['i', 'hate'], ['i', 'really', 'hate'], ['i', 'dislike'], ['i', 'ca', "n't", 'stand'], ['i', 'can', 'not', 'stand'], ['i', 'cannot', 'stand'], ['i', 'detest'], ['i', 'do', "n't", 'enjoy']], (i) => object(tokens, i), 'dislikes');
+    if (!dislike && !negated) after([['i', 'love'], ['i', 'like'], ['i', 'enjoy'], ['i', 'adore'], ['i', 'really', 'love'], ['i', 'really', 'like'], ['i', 'really', 'enjoy'], ['i', 'absolutely', 'love'], ['i', 'am', 'a', 'big', 'fan', 'of'], ['i', 'am', 'a', 'fan', 'of'], ['i', 'am', 'a', 'huge', 'fan', 'of'], ['i', 'am', 'into'], ['i', 'am', 'really', 'into'], ['i', 'am', 'passionate', 'about'], ['my', 'favorite', '*', 'is'], ['my', 'favourite', '*', 'is']], (i) => object(tokens, i), 'likes');
+  }
+  if (!negated) {
+    after([['i', 'am', 'allergic', 'to'], ['i', 'have', 'an', 'allergy', 'to'], ['i', 'am', 'severely', 'allergic', 'to'], ['i', 'am', 'very', 'allergic', 'to']], (i) => object(tokens, i), 'allergies');
+    const allergy = at(['allergy']);
+    if (allergy >= 2 && w[allergy - 2] === 'a' && /\bi have\b/.test(w.join(' '))) out.push({ field: 'allergies', value: tokens[allergy - 1]!.text });
+  }
+  belongings(tokens, out);
   return out;
 }
 
 const LIST_CAP = 50;
 
-/** Folds an update into a profile: scalars replace, lists union (newest last, capped), `explicit_facts` likewise. */
-export function mergeProfile(current: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown> {
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Folds an update into a profile: scalars replace (the value they replace moves to `history`, with
+ * `at` as its end), lists union (newest last, capped), `sources` and `history` of the update are
+ * folded in the same way. `at` is when the update was said (epoch ms).
+ */
+export function mergeProfile(current: Record<string, unknown>, update: Record<string, unknown>, at: number | null = null): Record<string, unknown> {
   const out: Record<string, unknown> = { ...current };
+  const sources: Record<string, string[]> = { ...((current['sources'] as Record<string, string[]> | undefined) ?? {}) };
+  const history: ProfileHistoryEntry[] = [...((current['history'] as ProfileHistoryEntry[] | undefined) ?? [])];
+  const updateSources = (update['sources'] && typeof update['sources'] === 'object' ? update['sources'] : {}) as Record<string, string[]>;
+  if (Array.isArray(update['history'])) history.push(...(update['history'] as ProfileHistoryEntry[]));
   for (const [key, value] of Object.entries(update)) {
+    if (key === 'sources' || key === 'history' || key === 'summary') continue;
     if (Array.isArray(value)) {
       const existing = Array.isArray(out[key]) ? (out[key] as unknown[]) : [];
-      const merged = [...existing.filter((v) => !value.some((n) => JSON.stringify(n) === JSON.stringify(v))), ...value];
+      const merged = [...existing.filter((v) => !value.some((n) => same(n, v))), ...value];
       out[key] = merged.slice(-LIST_CAP);
+      if (updateSources[key]) sources[key] = [...new Set([...(sources[key] ?? []), ...updateSources[key]!])].slice(-LIST_CAP);
     } else if (value !== undefined) {
+      const previous = out[key];
+      if (previous !== undefined && previous !== null && !same(previous, value)) {
+        history.push({ field: key, value: previous, source_message_ids: sources[key] ?? [], superseded_at: at, superseded_by: value });
+      }
       out[key] = value;
+      if (updateSources[key]) sources[key] = updateSources[key]!;
     }
   }
+  if (Object.keys(sources).length) out['sources'] = sources;
+  if (history.length) out['history'] = history.slice(-LIST_CAP);
   out['summary'] = summarizeProfile(out);
   return out;
 }
@@ -70,7 +256,7 @@ export function summarizeProfile(profile: Record<string, unknown>): string {
   const scalar = (key: string) => (typeof profile[key] === 'string' ? (profile[key] as string) : undefined);
   const list = (key: string) => (Array.isArray(profile[key]) ? (profile[key] as unknown[]).map(String) : []);
   if (scalar('age')) parts.push(`is ${scalar('age')} years old`);
-  if (scalar('occupation')) parts.push(`works as ${scalar('occupation')}`);
+  if (scalar('occupation')) parts.push(`works as ${/^[aeiou]/i.test(scalar('occupation')!) ? 'an' : 'a'} ${scalar('occupation')}`);
   if (scalar('workplace')) parts.push(`works at ${scalar('workplace')}`);
   if (scalar('location')) parts.push(`lives in ${scalar('location')}`);
   if (list('likes').length) parts.push(`likes ${list('likes').slice(-5).join(', ')}`);

@@ -1,19 +1,23 @@
 /**
  * The rule-based extractor: turns a closed segment into an episode per user taking part, atomic
- * facts (attributed statements with absolute dates), foresight (stated plans), explicit profile
- * facts and an agent case per assistant. Deterministic and model-free, so the write path works
+ * facts (one attributed claim each, pronouns resolved, absolute dates), foresight (stated plans,
+ * each once, with its due date), explicit profile facts and an agent case per assistant. It reads
+ * language with wink-nlp and chrono-node and needs no model server, so the write path works
  * everywhere; an LLM extractor produces richer text through the same port.
  */
 import { extractText } from '../contract/requests.js';
-import { tokenize } from '../index/tokenizer.js';
 import { provenanceId, type BufferedMessage } from '../records.js';
-import { annotateDates, findRelativeDates, isoDate } from './dates.js';
+import { claimsOf, type Claim } from './claims.js';
+import { findDates, isoDate, spoken, type ResolvedDate } from './dates.js';
 import type { ExtractedCase, ExtractedEpisode, ExtractedForesight, ExtractedProfile, ExtractedStatement, Extraction, Extractor, Segment } from './extraction.js';
-import { profileFacts } from './profile-rules.js';
-import { clip, isFirstPerson, splitSentences, toThirdPerson } from './sentences.js';
+import { english, type Language } from './language.js';
+import { Mentions, type Mention } from './mentions.js';
+import { LIST_FIELDS, namedBelonging, profileStatements, type ProfileHistoryEntry, type ProfileStatement } from './profile-rules.js';
+import { analyse, clip, escapeRegExp, type Sentence, type Token } from './sentences.js';
 
-const FUTURE = /\b(I|we)\s*(?:['’]ll|will|shall|am going to|['’]m going to|are going to|['’]re going to|plan(?:ning)? to|am planning|['’]m planning|intend to|hope to|aim to|am about to|['’]m about to|have to|need to|am scheduled|['’]m scheduled)\b|\b(?:tomorrow|next (?:week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|in \d+ (?:days|weeks|months))\b/i;
-const TRIVIAL = /^(hi|hello|hey|thanks|thank you|ok|okay|sure|yes|no|great|cool|bye|good (?:morning|night|evening))\b[\s!.,]*$/i;
+const INTRODUCTION = /^(?:I am|[Mm]y name is|[Cc]all me|I am called)\s+(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)[.!]?$/u;
+const GENERIC = /^(thing|time|lot|way|day|week|month|year|today|tomorrow|yesterday|bit|kind|sort|people|something|anything|everything|question|answer|help|idea|thanks|message)$/;
+const GENERIC_ADJ = /^(good|great|nice|new|old|little|big|other|same|many|much|few|last|next|first|more|most|such|own|sure|lovely|wonderful)$/;
 const POSITIVE = /\b(thanks|thank you|great|perfect|that works|worked|awesome|helpful|exactly what)\b/i;
 const NEGATIVE = /\b(doesn['’]t work|didn['’]t work|not what I|wrong|useless|didn['’]t help|not helpful|that['’]s incorrect)\b/i;
 
@@ -21,53 +25,93 @@ function speakerName(message: BufferedMessage): string {
   return message.sender_name?.trim() || message.sender_id;
 }
 
-function topTerms(texts: string[], n: number): string[] {
-  const counts = new Map<string, { count: number; surface: string }>();
-  for (const text of texts) {
-    for (const word of text.match(/[\p{L}][\p{L}\p{N}'-]{3,}/gu) ?? []) {
-      const [term] = tokenize(word);
-      if (!term) continue;
-      const entry = counts.get(term) ?? { count: 0, surface: word.toLowerCase() };
-      entry.count++;
-      counts.set(term, entry);
-    }
-  }
-  return [...counts.values()].sort((a, b) => b.count - a.count || a.surface.localeCompare(b.surface)).slice(0, n).map((e) => e.surface);
-}
-
 function listWords(words: string[]): string {
   if (words.length <= 1) return words[0] ?? '';
   return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
 }
 
-function statementsOf(message: BufferedMessage, name: string): { facts: ExtractedStatement[]; foresight: ExtractedForesight[]; profile: Record<string, unknown> } {
-  const facts: ExtractedStatement[] = [];
-  const foresight: ExtractedForesight[] = [];
-  const profile: Record<string, unknown> = {};
-  const provenance = { timestamp: message.timestamp, sender_ids: [message.sender_id], source_message_ids: [provenanceId(message)] };
-  for (const sentence of splitSentences(extractText(message.content))) {
-    if (TRIVIAL.test(sentence) || sentence.split(/\s+/).length < 3 && !/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(sentence)) continue;
-    const dated = annotateDates(sentence, message.timestamp);
-    const question = /[?？]\s*$/.test(sentence);
-    const content = question ? `${name} asked: ${dated}` : isFirstPerson(sentence) ? toThirdPerson(dated, name) : `${name} said: ${dated}`;
-    facts.push({ content, evidence: sentence, ...provenance });
-    if (!question && FUTURE.test(sentence) && isFirstPerson(sentence)) {
-      const due = findRelativeDates(sentence, message.timestamp).find((d) => d.at >= message.timestamp - 86_400_000);
-      foresight.push({ content: toThirdPerson(dated, name), evidence: sentence, due_at: due ? due.at : null, ...provenance });
-    }
-    if (!question) {
-      for (const [key, value] of Object.entries(profileFacts(sentence))) {
-        profile[key] = Array.isArray(value) ? [...((profile[key] as string[] | undefined) ?? []), ...value] : value;
-      }
-    }
-  }
-  return { facts, foresight, profile };
+/** What the rules read in one message. */
+export interface Reading {
+  message: BufferedMessage;
+  sentences: Sentence[];
+  claims: Claim[];
+  /** The dates the message names, resolved. */
+  dates: ResolvedDate[];
+  /** Every clause in which the speaker speaks of themselves, claim or not, for the profile rules. */
+  ownClauses: Token[][];
+  /** The names this message mentioned, in order. */
+  mentioned: Mention[];
 }
 
-function narrative(messages: BufferedMessage[]): string {
-  const lines = messages.map((m) => {
+/** Reads a segment's messages in order, carrying its names forward for pronouns. */
+export function readSegment(segment: Segment, names: Map<string, string>, language: Language): Reading[] {
+  const mentions = new Mentions();
+  const participants = [...names.values()];
+  return segment.messages.map((message) => {
+    const name = names.get(message.sender_id) ?? message.sender_id;
+    const others = participants.filter((n) => n !== name);
+    const listener = others.length === 1 ? others[0]! : null;
+    const sentences = analyse(extractText(message.content), language);
+    const before = new Set(mentions.all().map((m) => `${m.name}#${m.order}`));
+    const claims: Claim[] = [];
+    const dates: ResolvedDate[] = [];
+    const ownClauses: Token[][] = [];
+    for (const s of sentences) {
+      const { claims: own, ownClauses: clauses } = claimsOf(s, { name, listener }, message.timestamp, mentions);
+      ownClauses.push(...clauses);
+      for (const claim of own) {
+        const introduced = INTRODUCTION.exec(claim.evidence)?.[1];
+        if (!introduced) {
+          claims.push(claim);
+          continue;
+        }
+        // "I'm Maya." is no fact about Maya: it names the speaker, whose claims from here on use it.
+        if (!message.sender_name?.trim() && message.role === 'user' && names.get(message.sender_id) === message.sender_id) names.set(message.sender_id, introduced);
+      }
+      // Sentences that make no claim (questions, replies) still name dates for the narrative.
+      dates.push(...(own.length ? own.flatMap((c) => c.dates) : findDates(s.text, message.timestamp)));
+    }
+    const mentioned = mentions.all().filter((m) => !before.has(`${m.name}#${m.order}`) && !participants.includes(m.name));
+    return { message, sentences, claims, dates, ownClauses, mentioned };
+  });
+}
+
+function statementsOf(reading: Reading): { facts: ExtractedStatement[]; foresight: ExtractedForesight[] } {
+  const { message } = reading;
+  const provenance = { timestamp: message.timestamp, sender_ids: [message.sender_id], source_message_ids: [provenanceId(message)] };
+  const facts: ExtractedStatement[] = [];
+  const foresight: ExtractedForesight[] = [];
+  const seen = new Set<string>();
+  for (const claim of reading.claims) {
+    if (seen.has(claim.content)) continue;
+    seen.add(claim.content);
+    // A plan is foresight, not also a fact: the episode shows it once.
+    if (claim.plan) foresight.push({ content: claim.content, evidence: claim.evidence, due_at: claim.due_at, ...provenance });
+    else facts.push({ content: claim.content, evidence: claim.evidence, ...provenance });
+  }
+  return { facts, foresight };
+}
+
+/** The message's words with each date phrase followed by its absolute date: "yesterday (2026-11-28)". */
+function annotated(reading: Reading): string {
+  let text = extractText(reading.message.content).replace(/\s+/g, ' ').trim();
+  let from = 0;
+  for (const d of reading.dates) {
+    const at = text.indexOf(d.phrase, from);
+    if (at < 0 || d.label === d.phrase) continue;
+    const end = at + d.phrase.length;
+    text = `${text.slice(0, end)} (${d.label})${text.slice(end)}`;
+    from = end + d.label.length + 3;
+  }
+  return text;
+}
+
+function narrative(readings: Reading[]): string {
+  const messages = readings.map((r) => r.message);
+  const lines = readings.map((r) => {
+    const m = r.message;
     const name = speakerName(m);
-    const text = annotateDates(extractText(m.content).replace(/\s+/g, ' ').trim(), m.timestamp);
+    const text = annotated(r);
     const verb = m.role === 'assistant' ? 'replied' : m.role === 'tool' ? 'returned' : 'said';
     return text ? `${name} ${verb}: ${text}` : '';
   });
@@ -75,31 +119,68 @@ function narrative(messages: BufferedMessage[]): string {
   return `On ${isoDate(first.timestamp)}: ${lines.filter(Boolean).join('\n')}`;
 }
 
-type Statements = ReturnType<typeof statementsOf>;
+/** The topics of a conversation: its names (pets and relatives with what they are), then frequent nouns. */
+function topics(readings: Reading[], max: number): string[] {
+  const byName = new Map<string, { label: string; count: number; order: number; proper: boolean }>();
+  let order = 0;
+  for (const r of readings) {
+    for (const m of r.mentioned) {
+      const label = m.proper && m.role ? `${m.role} ${m.name}` : m.name;
+      const key = m.name.toLowerCase();
+      const entry = byName.get(key);
+      if (entry) entry.count++;
+      else byName.set(key, { label, count: 1, order: order++, proper: m.proper });
+    }
+  }
+  const named = [...byName.values()].filter((e) => e.proper).sort((a, b) => b.count - a.count || a.order - b.order).slice(0, max).sort((a, b) => a.order - b.order).map((e) => e.label);
+  if (named.length >= max) return named;
+  // Noun phrases by their head: "garden plans", "night shifts", "billing system".
+  const nouns = new Map<string, { count: number; order: number; text: string }>();
+  for (const r of readings) {
+    for (const s of r.sentences) {
+      s.tokens.forEach((t, k) => {
+        if (t.pos !== 'NOUN' || s.tokens[k + 1]?.pos === 'NOUN' || t.lemma.length < 4 || GENERIC.test(t.lemma)) return;
+        let from = k;
+        while (from > k - 2 && from > 0 && ['NOUN', 'ADJ'].includes(s.tokens[from - 1]!.pos) && /^\p{Ll}/u.test(s.tokens[from - 1]!.text) && !GENERIC_ADJ.test(s.tokens[from - 1]!.lower)) from--;
+        const text = s.tokens.slice(from, k + 1).map((x) => x.lower).join(' ');
+        const key = `${s.tokens.slice(from, k).map((x) => x.lower).join(' ')} ${t.lemma}`.trim();
+        const e = nouns.get(key) ?? { count: 0, order: order++, text };
+        e.count++;
+        nouns.set(key, e);
+      });
+    }
+  }
+  const inNames = (w: string) => named.some((n) => n.toLowerCase().includes(w));
+  const common = [...nouns.entries()].filter(([w]) => !inNames(w)).sort((a, b) => b[1].count - a[1].count || a[1].order - b[1].order).slice(0, max - named.length).map(([, e]) => e.text);
+  return [...named, ...common];
+}
 
-function episodeFor(ownerType: 'user' | 'agent', ownerId: string, segment: Segment, names: Map<string, string>, statementsFor: (m: BufferedMessage) => Statements): ExtractedEpisode {
+function episodeFor(ownerType: 'user' | 'agent', ownerId: string, segment: Segment, names: Map<string, string>, readings: Reading[]): ExtractedEpisode {
   const messages = segment.messages;
   const first = messages[0]!;
-  const userMessages = messages.filter((m) => m.role === 'user');
-  const ownerMessages = messages.filter((m) => m.sender_id === ownerId);
   const ownerName = names.get(ownerId) ?? ownerId;
   const others = [...names.entries()].filter(([id]) => id !== ownerId).map(([, n]) => n);
-  const texts = (userMessages.length ? userMessages : messages).map((m) => extractText(m.content));
-  const firstSentence = splitSentences(texts.find((t) => t.trim()) ?? '').find((s) => !TRIVIAL.test(s)) ?? texts[0] ?? '';
   const facts: ExtractedStatement[] = [];
   const foresight: ExtractedForesight[] = [];
-  for (const message of ownerMessages) {
-    const out = statementsFor(message);
+  for (const r of readings) {
+    if (r.message.sender_id !== ownerId) continue;
+    const out = statementsOf(r);
     facts.push(...out.facts);
     foresight.push(...out.foresight);
   }
-  const terms = topTerms(texts, 3);
+  const userReadings = readings.filter((r) => r.message.role === 'user');
+  const about = topics(userReadings.length ? userReadings : readings, 4);
+  const subjectText = about.length ? listWords(about) : clip(facts[0]?.content ?? foresight[0]?.content ?? `Conversation on ${isoDate(first.timestamp)}`, 100);
+  // The second sentence: the most precise plan, else a dated fact, else the first fact.
+  const lead = foresight.find((f) => /\bon \d{4}-\d{2}-\d{2}\b/.test(f.content)) ?? foresight.find((f) => f.due_at !== null) ?? foresight[0] ?? facts.find((f) => /\d{4}-\d{2}/.test(f.content)) ?? facts[0];
+  const when = spoken({ at: first.timestamp, precision: 'day' });
+  const summary = `${ownerName}${others.length ? ` talked with ${listWords(others)}` : ' wrote'}${about.length ? ` about ${listWords(about)}` : ''} ${when}.${lead ? ` ${lead.content}` : ''}`;
   return {
     owner_type: ownerType,
     owner_id: ownerId,
-    subject: clip(firstSentence || `Conversation on ${isoDate(first.timestamp)}`, 100),
-    summary: `${ownerName}${others.length ? ` talked with ${listWords(others)}` : ' wrote'}${terms.length ? ` about ${listWords(terms)}` : ''} on ${isoDate(first.timestamp)} (${messages.length} message${messages.length === 1 ? '' : 's'}).`,
-    episode: narrative(messages),
+    subject: clip(subjectText.charAt(0).toUpperCase() + subjectText.slice(1), 100),
+    summary: clip(summary, 400),
+    episode: narrative(readings),
     timestamp: first.timestamp,
     sender_ids: [...names.keys()],
     source_message_ids: messages.map(provenanceId),
@@ -108,12 +189,48 @@ function episodeFor(ownerType: 'user' | 'agent', ownerId: string, segment: Segme
   };
 }
 
-function caseFor(agentId: string, segment: Segment): ExtractedCase | null {
+/** The profile update of one user: fields in the order they were said, a later value superseding an earlier one. */
+function profileFor(userId: string, readings: Reading[]): ExtractedProfile | null {
+  const update: Record<string, unknown> = {};
+  const sources: Record<string, string[]> = {};
+  const history: ProfileHistoryEntry[] = [];
+  const own = readings.filter((r) => r.message.sender_id === userId);
+  for (const r of own) {
+    const id = provenanceId(r.message);
+    const name = escapeRegExp(r.message.sender_name?.trim() || r.message.sender_id);
+    const statements: ProfileStatement[] = [
+      ...r.ownClauses.flatMap((tokens) => profileStatements(tokens)),
+      // "Her name is Mochi." after "my cat": the pronoun was resolved to "Aiko's cat" in the claim.
+      ...r.claims.map((c) => namedBelonging(c.content, name)).filter((x): x is ProfileStatement => x !== null),
+    ];
+    {
+      for (const { field, value } of statements) {
+        if ((LIST_FIELDS as readonly string[]).includes(field)) {
+          const list = (update[field] as string[] | undefined) ?? [];
+          if (!list.includes(value)) update[field] = [...list, value];
+          sources[field] = [...new Set([...(sources[field] ?? []), id])];
+        } else {
+          const previous = update[field];
+          if (previous !== undefined && previous !== value) history.push({ field, value: previous, source_message_ids: sources[field] ?? [], superseded_at: r.message.timestamp, superseded_by: value });
+          update[field] = value;
+          sources[field] = [id];
+        }
+      }
+    }
+  }
+  if (!('name' in update) && own[0]?.message.sender_name) update['name'] = own[0].message.sender_name;
+  if (Object.keys(update).length === 0) return null;
+  if (Object.keys(sources).length) update['sources'] = sources;
+  if (history.length) update['history'] = history;
+  return { user_id: userId, update, sender_ids: [userId], source_message_ids: own.map((r) => provenanceId(r.message)) };
+}
+
+function caseFor(agentId: string, segment: Segment, readings: Reading[]): ExtractedCase | null {
   const messages = segment.messages;
   const request = messages.find((m) => m.role === 'user' && extractText(m.content).trim());
-  const replies = messages.filter((m) => m.sender_id === agentId && m.role === 'assistant');
+  const replies = readings.filter((r) => r.message.sender_id === agentId && r.message.role === 'assistant');
   if (!request || replies.length === 0) return null;
-  const approach = replies.map((m) => splitSentences(extractText(m.content)).slice(0, 2).join(' ')).filter(Boolean).join(' Then: ');
+  const approach = replies.map((r) => r.sentences.slice(0, 2).map((s) => s.text).join(' ')).filter(Boolean).join(' Then: ');
   const lastUser = [...messages].reverse().find((m) => m.role === 'user' && m !== request);
   const feedback = lastUser ? extractText(lastUser.content) : '';
   // Without a model the rules cannot judge quality; explicit user feedback moves it off the middle.
@@ -130,40 +247,29 @@ function caseFor(agentId: string, segment: Segment): ExtractedCase | null {
   };
 }
 
+/** Extracts one segment with a loaded language model (synchronous: the bench times it alone). */
+export function extractWith(language: Language, segment: Segment): Extraction {
+  const messages = segment.messages;
+  const names = new Map<string, string>();
+  for (const m of messages) if (!names.has(m.sender_id)) names.set(m.sender_id, speakerName(m));
+  const users = [...new Set(messages.filter((m) => m.role === 'user').map((m) => m.sender_id))];
+  const agents = [...new Set(messages.filter((m) => m.role === 'assistant').map((m) => m.sender_id))];
+  // Each message is read once; episodes, profiles and cases all use the reading.
+  const readings = readSegment(segment, names, language);
+  const episodes: ExtractedEpisode[] = users.map((u) => episodeFor('user', u, segment, names, readings));
+  // A segment with no user in it still becomes memory: the agent's own episode.
+  if (users.length === 0) for (const a of agents) episodes.push(episodeFor('agent', a, segment, names, readings));
+  const profiles = users.map((u) => profileFor(u, readings)).filter((p): p is ExtractedProfile => p !== null);
+  const cases = users.length ? agents.map((a) => caseFor(a, segment, readings)).filter((c): c is ExtractedCase => c !== null) : [];
+  return { episodes, profiles, cases, extractor: 'rules' };
+}
+
 /** Creates the model-free extractor. */
 export function createRulesExtractor(): Extractor {
   return {
     id: 'rules',
     async extract(segment: Segment): Promise<Extraction> {
-      const messages = segment.messages;
-      const names = new Map<string, string>();
-      for (const m of messages) if (!names.has(m.sender_id)) names.set(m.sender_id, speakerName(m));
-      const users = [...new Set(messages.filter((m) => m.role === 'user').map((m) => m.sender_id))];
-      const agents = [...new Set(messages.filter((m) => m.role === 'assistant').map((m) => m.sender_id))];
-      // Each message is read once; its episode and its owner's profile both use the result.
-      const read = new Map<BufferedMessage, Statements>();
-      const statementsFor = (m: BufferedMessage): Statements => {
-        let out = read.get(m);
-        if (!out) read.set(m, (out = statementsOf(m, names.get(m.sender_id) ?? m.sender_id)));
-        return out;
-      };
-      const episodes: ExtractedEpisode[] = users.map((u) => episodeFor('user', u, segment, names, statementsFor));
-      // A segment with no user in it still becomes memory: the agent's own episode.
-      if (users.length === 0) for (const a of agents) episodes.push(episodeFor('agent', a, segment, names, statementsFor));
-      const profiles: ExtractedProfile[] = [];
-      for (const u of users) {
-        const update: Record<string, unknown> = {};
-        const own = messages.filter((m) => m.sender_id === u);
-        for (const m of own) {
-          for (const [key, value] of Object.entries(statementsFor(m).profile)) {
-            update[key] = Array.isArray(value) ? [...((update[key] as string[] | undefined) ?? []), ...value] : value;
-          }
-        }
-        if (!('name' in update) && own[0]?.sender_name) update['name'] = own[0].sender_name;
-        if (Object.keys(update).length) profiles.push({ user_id: u, update, sender_ids: [u], source_message_ids: own.map(provenanceId) });
-      }
-      const cases = users.length ? agents.map((a) => caseFor(a, segment)).filter((c): c is ExtractedCase => c !== null) : [];
-      return { episodes, profiles, cases, extractor: 'rules' };
+      return extractWith(await english(), segment);
     },
   };
 }

@@ -16,6 +16,8 @@ import { learnSkills } from './skills.js';
 import { clip } from './sentences.js';
 import { extractText } from '../contract/requests.js';
 
+const INTENT_CACHE = 20_000;
+
 export interface SegmentWriterDeps {
   state: MemoryState;
   embedder: Embedder;
@@ -80,6 +82,29 @@ export function createSegmentWriter(deps: SegmentWriterDeps): (segments: Buffere
     return [...out, ...pendingProfiles.values(), ...(await learnedSkills(out, signal))];
   }
 
+  /**
+   * Task intents embedded once: skills are re-learned from all of an agent's cases after every
+   * write, and embedding them all again each time would grow with the agent's history.
+   */
+  const intentVectors = new Map<string, Float32Array>();
+  async function embedIntents(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const key = (t: string) => `${embedder.id}\u0000${t}`;
+    const missing = [...new Set(texts.filter((t) => !intentVectors.has(key(t))))];
+    const fresh = new Map<string, Float32Array>();
+    if (missing.length) {
+      const vectors = await embedder.embed(missing, signal ? { signal } : {});
+      missing.forEach((t, i) => fresh.set(t, vectors[i]!));
+    }
+    const out = texts.map((t) => fresh.get(t) ?? intentVectors.get(key(t))!);
+    for (const [t, v] of fresh) intentVectors.set(key(t), v);
+    // Bounded: the oldest intents are embedded again if they are ever needed after this.
+    for (const k of intentVectors.keys()) {
+      if (intentVectors.size <= INTENT_CACHE) break;
+      intentVectors.delete(k);
+    }
+    return out;
+  }
+
   /** Skills learned from the new cases together with each agent's earlier ones. */
   async function learnedSkills(records: MemoryRecord[], signal?: AbortSignal): Promise<AgentSkillRecord[]> {
     const fresh = records.filter((r): r is AgentCaseRecord => r.kind === 'agent_case');
@@ -94,7 +119,7 @@ export function createSegmentWriter(deps: SegmentWriterDeps): (segments: Buffere
         existing.filter((r): r is AgentCaseRecord => r.kind === 'agent_case'),
         existing.filter((r): r is AgentSkillRecord => r.kind === 'agent_skill'),
         now(),
-        (texts) => embedder.embed(texts, signal ? { signal } : {}),
+        (texts) => embedIntents(texts, signal),
       )));
     }
     await embedRecords(skills, { embedder, ...(signal ? { signal } : {}) });

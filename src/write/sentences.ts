@@ -1,64 +1,94 @@
-/** Sentence splitting and speaker-attributed rewriting for the rule-based extractor. */
+/**
+ * Text → sentences of tagged tokens for the rules extractor. English goes through wink-nlp
+ * (abbreviation-aware sentence boundaries, part of speech, lemmas), so "St. Mary hospital" and
+ * "Dr. Smith" stay inside their sentence. Chinese, Japanese and Korean text is split with
+ * `Intl.Segmenter` and kept whole: the rules rewrite English only.
+ */
+import type { Language } from './language.js';
 
-/** Splits text into sentences (Latin and CJK terminators, line breaks). */
-export function splitSentences(text: string): string[] {
-  return text
-    .split(/(?<=[.!?。！？])\s+|(?<=[。！？])|\n+/u)
-    .map((s) => s.trim().replace(/^[-*•]\s+/, ''))
-    .filter((s) => s.length > 0);
+export interface Token {
+  /** As written. */
+  text: string;
+  lower: string;
+  /** Universal part-of-speech tag (NOUN, PROPN, VERB, AUX, PRON, ADP, …). */
+  pos: string;
+  lemma: string;
+  /** Whitespace before the token in the source. */
+  space: string;
 }
 
-const THIRD_PERSON: Record<string, string> = { have: 'has', do: 'does', go: 'goes', am: 'is', was: 'was' };
-const COMMON_VERBS = new Set([
-  'like', 'love', 'have', 'work', 'live', 'want', 'need', 'think', 'go', 'plan', 'enjoy', 'prefer', 'use', 'feel', 'know', 'hate',
-  'do', 'own', 'play', 'study', 'teach', 'run', 'cook', 'read', 'write', 'drive', 'eat', 'drink', 'believe', 'hope', 'wish',
-  'speak', 'visit', 'watch', 'listen', 'collect', 'volunteer', 'practice', 'train', 'miss', 'remember', 'usually', 'always', 'often', 'never',
-]);
-
-function thirdPersonVerb(verb: string): string {
-  const lower = verb.toLowerCase();
-  if (THIRD_PERSON[lower]) return THIRD_PERSON[lower]!;
-  if (['usually', 'always', 'often', 'never'].includes(lower)) return verb;
-  if (/(s|sh|ch|x|z|o)$/.test(lower)) return `${verb}es`;
-  if (/[^aeiou]y$/.test(lower)) return `${verb.slice(0, -1)}ies`;
-  return `${verb}s`;
+export interface Sentence {
+  text: string;
+  tokens: Token[];
+  /** True for CJK sentences, which carry no tokens. */
+  cjk: boolean;
 }
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /**
- * Rewrites a first-person sentence as a statement about `name`:
- * "I love my dog" → "Alice loves Alice's dog". Crude but deterministic; an LLM extractor does better.
+ * First-person contractions the model keeps as one token ("I'm" is tagged a proper noun); spelled
+ * out they tag correctly and the rewriting to the third person has one form to handle.
  */
-export function toThirdPerson(sentence: string, name: string): string {
-  let out = sentence
-    .replace(/\bI['’]m\b/g, `${name} is`)
-    .replace(/\bI am\b/g, `${name} is`)
-    .replace(/\bI['’]ve\b/g, `${name} has`)
-    .replace(/\bI['’]d\b/g, `${name} would`)
-    .replace(/\bI['’]ll\b/g, `${name} will`)
-    .replace(/\bI was\b/g, `${name} was`)
-    .replace(/\bI don['’]t\b/g, `${name} doesn't`)
-    .replace(/\bI do not\b/g, `${name} does not`)
-    .replace(/\b[Mm]yself\b/g, name)
-    .replace(/\b[Mm]ine\b/g, `${name}'s`)
-    .replace(/\b[Mm]y\b/g, `${name}'s`)
-    .replace(/\bme\b/g, name);
-  out = out.replace(/\bI ([A-Za-z]+)\b/g, (_all, verb: string) => {
-    const lower = verb.toLowerCase();
-    if (COMMON_VERBS.has(lower)) {
-      // "I usually go" → "Alice usually goes": conjugate the verb after an adverb.
-      return `${name} ${thirdPersonVerb(verb)}`;
-    }
-    return `${name} ${verb}`;
-  });
-  out = out.replace(new RegExp(`\\b(${escapeRegExp(name)}) (usually|always|often|never) ([a-z]+)\\b`, 'g'), (_a, n: string, adv: string, verb: string) =>
-    COMMON_VERBS.has(verb) ? `${n} ${adv} ${thirdPersonVerb(verb)}` : `${n} ${adv} ${verb}`,
-  );
-  return out.replace(/\bI\b/g, name);
+const CONTRACTIONS: [RegExp, string][] = [
+  [/\b([Ii])['’]m\b/g, 'I am'],
+  [/\b([Ii])['’]ve\b/g, 'I have'],
+  [/\b([Ii])['’]ll\b/g, 'I will'],
+  [/\b([Ii])['’]d\b/g, 'I would'],
+  [/\bi\b(?=\s+[a-z])/g, 'I'],
+];
+
+export function expandContractions(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of CONTRACTIONS) out = out.replace(pattern, replacement);
+  return out;
 }
 
-/** True for sentences that speak in the first person. */
-export function isFirstPerson(sentence: string): boolean {
-  return /\b(I|I['’]m|I['’]ve|I['’]ll|I['’]d|my|me|mine|myself|we|our|us)\b/i.test(sentence);
+function cjkSentences(text: string): string[] {
+  const segmenter = new Intl.Segmenter(undefined, { granularity: 'sentence' });
+  return [...segmenter.segment(text)].map((s) => s.segment.trim()).filter(Boolean);
+}
+
+/** The sentences of a message, tagged. */
+export function analyse(text: string, language: Language): Sentence[] {
+  const out: Sentence[] = [];
+  const lines = text.split(/\n+/).map((l) => l.trim().replace(/^[-*•]\s+/, '')).filter(Boolean);
+  for (const line of lines) {
+    if (CJK.test(line)) {
+      // Mixed lines keep their English parts tagged: each sentence is judged on its own.
+      for (const s of cjkSentences(line)) out.push(...(CJK.test(s) ? [{ text: s, tokens: [], cjk: true }] : english(s, language)));
+    } else {
+      out.push(...english(line, language));
+    }
+  }
+  return out;
+}
+
+function english(text: string, { nlp, its }: Language): Sentence[] {
+  const doc = nlp.readDoc(expandContractions(text));
+  const words = doc.tokens().out();
+  const pos = doc.tokens().out(its.pos) as string[];
+  const lemmas = doc.tokens().out(its.lemma as never) as unknown as string[];
+  const spaces = doc.tokens().out(its.precedingSpaces as never) as unknown as string[];
+  const spans = doc.sentences().out(its.span as never) as unknown as [number, number][];
+  return spans.map(([from, to]) => {
+    const tokens: Token[] = [];
+    for (let i = from; i <= to; i++) {
+      const t = words[i]!;
+      tokens.push({ text: t, lower: t.toLowerCase(), pos: pos[i] ?? 'X', lemma: lemmas[i] ?? t.toLowerCase(), space: i === from ? '' : spaces[i] ?? ' ' });
+    }
+    return { text: join(tokens), tokens, cjk: false };
+  });
+}
+
+/** Tokens back to text, with their original spacing. */
+export function join(tokens: readonly Token[]): string {
+  return tokens.map((t, i) => (i === 0 ? t.text : t.space + t.text)).join('').trim();
+}
+
+/** Splits text into sentences (for callers that need no tags). */
+export function splitSentences(text: string, language: Language): string[] {
+  return analyse(text, language).map((s) => s.text);
 }
 
 export function escapeRegExp(text: string): string {

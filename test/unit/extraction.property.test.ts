@@ -39,8 +39,8 @@ describe('rule-based extraction', () => {
     );
     expect(notices).toEqual([]); // the safety net below never had to catch the rules
     const bundle = await memory.export();
-    for (const text of bundle.items) {
-      const item = JSON.parse(text) as { timestamp: number; due_at?: number | null; content?: string };
+    for (const entry of bundle.items) {
+      const item = (typeof entry === 'string' ? JSON.parse(entry) : entry) as { timestamp: number; due_at?: number | null; content?: string };
       expect(Number.isFinite(new Date(item.timestamp).getTime())).toBe(true);
       if (item.due_at !== undefined && item.due_at !== null) expect(Number.isFinite(new Date(item.due_at).getTime())).toBe(true);
       if (item.content !== undefined) expect(item.content).not.toMatch(/Invalid Date|NaN/);

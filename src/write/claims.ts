@@ -1,0 +1,268 @@
+/**
+ * One sentence → the claims a person would note down from it: each clause rewritten in the third
+ * person and attributed to its speaker ("I fly to Tokyo on the 14th" → "Maya flies to Tokyo on
+ * 2026-12-14."), pronouns replaced by the name they stand for, relative dates made absolute.
+ * Clauses that say nothing on their own (greetings, "That sounds lovely!", a pronoun with nothing
+ * to stand for, a question, an instruction) give no claim: the episode keeps their words.
+ */
+import { findDates, spoken, type ResolvedDate } from './dates.js';
+import { Mentions, noteMentions } from './mentions.js';
+import type { Sentence, Token } from './sentences.js';
+
+export interface Claim {
+  content: string;
+  /** The clause as spoken. */
+  evidence: string;
+  /** A stated plan or intention, with the date it is due when one is said. */
+  plan: boolean;
+  due_at: number | null;
+  dates: ResolvedDate[];
+  /** The clause's words, as spoken (first person), for the profile rules. */
+  tokens: Token[];
+  /** The clause speaks of the speaker ("I …", "my …"). */
+  firstPerson: boolean;
+}
+
+export interface Speaker {
+  name: string;
+  /** Who "you" is in this speaker's words. */
+  listener: string | null;
+}
+
+const DAY = 86_400_000;
+const LEAD = new Set(['yes', 'yeah', 'yep', 'no', 'nope', 'well', 'oh', 'ah', 'so', 'ok', 'okay', 'actually', 'anyway', 'also', 'and', 'but', 'haha', 'lol', 'um', 'uh', 'hmm', 'btw', 'honestly', 'sure', 'right', 'wow', 'hey', 'hi', 'hello', 'plus', 'besides', 'oh,']);
+/** Reactions that open a reply ("Great, I'll …", "Perfect! …"), dropped when punctuation follows them. */
+const REACTIONS = new Set(['great', 'perfect', 'cool', 'nice', 'awesome', 'thanks', 'lovely', 'wonderful', 'sorry', 'true', 'mostly', 'sure', 'right', 'exactly', 'totally', 'indeed']);
+const MODALS = new Set(['will', 'would', 'can', 'could', 'should', 'may', 'might', 'must', 'shall', 'ca', 'wo']);
+const THIRD: Record<string, string> = { am: 'is', have: 'has', do: 'does', were: 'was', are: 'is', go: 'goes' };
+const SUBJECT_PRONOUNS = new Set(['i', 'we', 'he', 'she', 'they', 'it', 'you']);
+const THIRD_PRONOUNS = new Set(['he', 'she', 'it', 'they', 'him', 'her', 'them', 'his', 'hers', 'its', 'their', 'theirs', 'himself', 'herself', 'itself', 'themselves']);
+const POSSESSIVE = new Set(['his', 'its', 'their', 'hers', 'theirs']);
+const FUTURE = /\b(will|shall|going to|gonna|plan(?:ning)? to|planning on|intend to|intending to|hope to|hoping to|aim to|about to|scheduled|booked|want to|would like to|have to|need to|tomorrow|next)\b/i;
+const SMALL_TALK = /^(thanks?|thank you|you['’]?re welcome|no problem|good (?:morning|night|evening|afternoon)|see you|bye|goodbye|sounds good|that sounds|that['’]?s (?:great|nice|lovely|awesome|cool|good|wonderful|amazing|fun|interesting|exciting|too bad|a shame|sad)|how (?:nice|lovely|cool|fun)|nice|great|cool|awesome|lovely|wonderful|me too|same here|of course|glad to hear)\b/i;
+
+/** 3rd person singular of a verb in its base form ("fly" → "flies", "go" → "goes"). */
+export function thirdPerson(verb: string): string {
+  const lower = verb.toLowerCase();
+  if (THIRD[lower]) return THIRD[lower]!;
+  if (/(s|sh|ch|x|z|o)$/.test(lower)) return `${verb}es`;
+  if (/[^aeiou]y$/.test(lower)) return `${verb.slice(0, -1)}ies`;
+  return `${verb}s`;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Splits a sentence's tokens into clauses: at ":" and ";", and before "and/but/so I …" (a new subject and its verb). */
+function clauses(tokens: readonly Token[]): Token[][] {
+  const out: Token[][] = [];
+  let current: Token[] = [];
+  const newSubjectAt = (k: number): boolean => {
+    const t = tokens[k];
+    if (!t) return false;
+    if (t.pos === 'PRON' && SUBJECT_PRONOUNS.has(t.lower)) return ['VERB', 'AUX'].includes(tokens[k + 1]?.pos ?? '') || ['ADV'].includes(tokens[k + 1]?.pos ?? '');
+    // "my husband is …", "Luna is …": a subject of its own, then its verb within a few words
+    if (['my', 'our', 'his', 'her', 'their', 'the'].includes(t.lower) || t.pos === 'PROPN') {
+      for (let j = k + 1; j < Math.min(tokens.length, k + 4); j++) {
+        if (['VERB', 'AUX'].includes(tokens[j]!.pos)) return true;
+        if (!['NOUN', 'PROPN', 'ADJ'].includes(tokens[j]!.pos)) return false;
+      }
+    }
+    return false;
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const conj = ['and', 'but', 'so'].includes(t.lower) && current.some((c) => c.pos === 'VERB' || c.pos === 'AUX');
+    const afterComma = current[current.length - 1]?.text === ',';
+    if (t.text === ':' || t.text === ';' || t.text === '—' || (conj && (tokens[i + 1]?.pos === 'PRON' ? newSubjectAt(i + 1) : afterComma && newSubjectAt(i + 1)))) {
+      if (afterComma) current.pop();
+      if (current.length) out.push(current);
+      current = [];
+      continue;
+    }
+    if (t.text === ',' && tokens[i + 1]?.pos === 'PRON' && newSubjectAt(i + 1) && current.length > 2 && current.some((c) => c.pos === 'VERB' || c.pos === 'AUX')) {
+      out.push(current);
+      current = [];
+      continue;
+    }
+    current.push(t);
+  }
+  if (current.length) out.push(current);
+  return out;
+}
+
+/** "a cat named Pixel, a grey tabby who …": the appositive becomes its own clause ("Pixel is a grey tabby who …"). */
+function appositives(clause: Token[]): Token[][] {
+  for (let i = 1; i < clause.length - 2; i++) {
+    if (clause[i]!.text !== ',' || clause[i - 1]!.pos !== 'PROPN' || !['a', 'an'].includes(clause[i + 1]!.lower)) continue;
+    const name = clause[i - 1]!;
+    const rest = clause.slice(i + 1).filter((t, k, all) => !(k === all.length - 1 && t.pos === 'PUNCT'));
+    if (!rest.some((t) => t.pos === 'NOUN')) continue;
+    const is: Token = { text: 'is', lower: 'is', pos: 'AUX', lemma: 'be', space: ' ' };
+    return [clause.slice(0, i), [{ ...name, space: '' }, is, { ...rest[0]!, space: ' ' }, ...rest.slice(1)]];
+  }
+  return [clause];
+}
+
+/** Drops discourse words around a clause: "Yes, …", "Actually …", "… btw", "… though". */
+function stripLead(tokens: Token[]): Token[] {
+  let i = 0;
+  const lead = (k: number) => LEAD.has(tokens[k]!.lower) || tokens[k]!.pos === 'INTJ' || (REACTIONS.has(tokens[k]!.lower) && [',', '!', '.'].includes(tokens[k + 1]?.text ?? ''));
+  while (i < tokens.length && (lead(i) || (tokens[i]!.pos === 'PUNCT' && i > 0 && i < 3) || tokens[i]!.text === ',')) i++;
+  let end = tokens.length;
+  const tail = (k: number) => tokens[k]!.pos === 'PUNCT' || ['btw', 'lol', 'haha', 'tho', 'though', 'actually'].includes(tokens[k]!.lower);
+  let k = end - 1;
+  while (k > i && tail(k)) k--;
+  if (k < end - 1 && tokens.slice(k + 1).some((t) => t.pos !== 'PUNCT')) end = k + 1;
+  return tokens.slice(i, end);
+}
+
+interface Piece {
+  text: string;
+  space: string;
+}
+
+/** Character offsets of each token in `join(tokens)`. */
+function offsets(tokens: readonly Token[]): number[] {
+  const out: number[] = [];
+  let at = 0;
+  tokens.forEach((t, i) => {
+    if (i > 0) at += t.space.length;
+    out.push(at);
+    at += t.text.length;
+  });
+  return out;
+}
+
+/**
+ * The claims of one sentence. `mentions` carries the segment's names forward; the sentence's own
+ * names are registered before its pronouns are resolved, so "my sister Ana said she …" works.
+ */
+export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, mentions: Mentions): { claims: Claim[]; ownClauses: Token[][] } {
+  if (sentence.cjk) {
+    const dates = findDates(sentence.text, now);
+    return { claims: [{ content: `${speaker.name} said: ${sentence.text}`, evidence: sentence.text, plan: false, due_at: null, dates, tokens: [], firstPerson: false }], ownClauses: [] };
+  }
+  const question = /[?？]\s*$/.test(sentence.text);
+  const own = new Set([speaker.name]);
+  if (question) {
+    noteMentions(sentence.tokens, speaker.name, mentions, speaker.listener);
+    return { claims: [], ownClauses: [] };
+  }
+  const claims: Claim[] = [];
+  const ownClauses: Token[][] = [];
+  for (const raw of clauses(sentence.tokens).flatMap(appositives)) {
+    const tokens = stripLead(raw);
+    // Pronouns are resolved against what came before; the clause's own names count from the next clause.
+    const resolved = resolvePronouns(tokens, mentions, own);
+    noteMentions(tokens, speaker.name, mentions, speaker.listener);
+    if (tokens.some((t) => ['i', 'my', 'me', 'we', 'our'].includes(t.lower) && t.pos !== 'PUNCT')) ownClauses.push(tokens);
+    const claim = rewrite(tokens, speaker, now, resolved);
+    if (claim) claims.push(claim);
+  }
+  return { claims, ownClauses };
+}
+
+function resolvePronouns(tokens: readonly Token[], mentions: Mentions, exclude: ReadonlySet<string>): Map<number, string> | null {
+  const out = new Map<number, string>();
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.pos !== 'PRON' || !THIRD_PRONOUNS.has(t.lower)) continue;
+    // "it" as in "it is raining" / "it was fun" stands for nothing; such a clause is no claim.
+    const m = mentions.resolve(t.lower, exclude);
+    if (!m) return null;
+    const possessive = POSSESSIVE.has(t.lower) || (t.lower === 'her' && ['NOUN', 'ADJ', 'PROPN', 'NUM'].includes(tokens[i + 1]?.pos ?? ''));
+    out.set(i, possessive ? `${m.name}'s` : m.name);
+  }
+  return out;
+}
+
+function isContent(tokens: readonly Token[]): boolean {
+  const words = tokens.filter((t) => t.pos !== 'PUNCT');
+  if (words.length < 3) return false;
+  if (!tokens.some((t) => t.pos === 'VERB' || t.pos === 'AUX')) return false; // a fragment
+  if (!tokens.some((t) => ['NOUN', 'PROPN', 'NUM', 'ADJ', 'PRON'].includes(t.pos))) return false;
+  const first = words[0]!;
+  const last = words[words.length - 1]!;
+  if (['this', 'that', 'these', 'those'].includes(first.lower) || ['this', 'that'].includes(last.lower)) return false; // points at words we do not hold
+  if (words.length <= 6 && words.some((w) => /^(thanks?|thank|perfect|awesome|congratulations|sorry)$/i.test(w.text))) return false;
+  if (first.pos === 'VERB' && first.lower === first.lemma && !['i'].includes(first.lower)) return false; // an instruction
+  return words.length > 6 || !SMALL_TALK.test(words.map((w) => w.text).join(' '));
+}
+
+function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<number, string> | null): Claim | null {
+  if (!resolved || !isContent(tokens)) return null;
+  const evidence = tokens.map((t, i) => (i === 0 ? t.text : t.space + t.text)).join('').trim();
+  const firstPerson = tokens.some((t) => (t.lower === 'i' && t.pos === 'PRON') || t.lower === 'my' || t.lower === 'me' || t.lower === 'we' || t.lower === 'our');
+  const future = FUTURE.test(evidence) && !/\b(was|were|had|did)\b/i.test(evidence);
+  // Past tense from the verbs themselves: a verb that is not its lemma and no -ing or -s form ("took", "moved").
+  const past = !future && tokens.some((t) => (t.pos === 'VERB' || t.pos === 'AUX') && t.lower !== t.lemma && !/(ing|s)$/.test(t.lower) && !['am', 'are', "'re", "'m", 'ca', 'wo', "n't"].includes(t.lower));
+  const dates = findDates(evidence, now, future ? false : past || undefined);
+  const starts = offsets(tokens);
+  const name = speaker.name;
+
+  const pieces: Piece[] = [];
+  let moved: string | null = null;
+  let conjugate = false; // the next verb belongs to the speaker as subject
+  let speakerSubject = false;
+  let modal = false;
+  let namedSubject = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const date = dates.find((d) => d.index === starts[i]);
+    if (date) {
+      // Replace the phrase (and its preposition) by the absolute date; a leading date moves to the end.
+      let j = i;
+      while (j < tokens.length && starts[j]! < date.end) j++;
+      const prev = pieces[pieces.length - 1];
+      if (prev && ['on', 'in', 'at', 'during'].includes(prev.text.toLowerCase())) pieces.pop();
+      if (pieces.length === 0) {
+        moved = spoken(date);
+        if (tokens[j]?.text === ',') j++;
+      } else pieces.push({ text: spoken(date), space: prev && ['on', 'in', 'at', 'during'].includes(prev.text.toLowerCase()) ? prev.space : t.space });
+      i = j - 1;
+      continue;
+    }
+    const lower = t.lower;
+    let text = t.text;
+    if (t.pos === 'PRON' || lower === 'my') {
+      if (lower === 'i') {
+        text = name;
+        conjugate = true;
+        speakerSubject = true;
+        modal = false;
+      } else if (lower === 'my' || lower === 'mine' || lower === 'our' || lower === 'ours') text = `${name}'s`;
+      else if (lower === 'me' || lower === 'myself') text = name;
+      else if (lower === 'we' || lower === 'us') {
+        text = `${name} and others`;
+      } else if (lower === 'you' || lower === 'your' || lower === 'yours') {
+        if (!speaker.listener) return null;
+        text = lower === 'you' ? speaker.listener : `${speaker.listener}'s`;
+      } else if (resolved.has(i)) {
+        text = resolved.get(i)!;
+        if (i === 0 || pieces.length === 0) namedSubject = true;
+      }
+    } else if (conjugate && (t.pos === 'VERB' || t.pos === 'AUX')) {
+      if (MODALS.has(lower)) modal = true;
+      else if (!modal && lower === t.lemma.toLowerCase() || lower === 'am' || lower === 'have' || lower === 'do' || lower === 'were') text = thirdPerson(t.text);
+      conjugate = false;
+    } else if (conjugate && t.pos !== 'ADV' && t.pos !== 'PART') {
+      conjugate = false;
+    } else if (speakerSubject && !modal && t.pos === 'VERB' && lower === t.lemma.toLowerCase() && tokens[i - 1] && (tokens[i - 1]!.pos === 'CCONJ' || (tokens[i - 1]!.pos === 'ADV' && tokens[i - 2]?.pos === 'CCONJ'))) {
+      text = thirdPerson(t.text); // "… and then visit Kyoto" shares the subject "I"
+    }
+    pieces.push({ text, space: pieces.length ? t.space || (t.pos === 'PUNCT' ? '' : ' ') : '' });
+  }
+  while (pieces.length && /^[,.!;:…]+$/.test(pieces[pieces.length - 1]!.text)) pieces.pop();
+  if (moved) pieces.push({ text: moved, space: ' ' });
+  let body = pieces.map((p, i) => (i === 0 ? p.text : p.space + p.text)).join('');
+  body = body.replace(/\s+([,.;:!?])/g, '$1').trim();
+  if (!body) return null;
+  const direct = firstPerson || namedSubject || /^\p{Lu}/u.test(body) && tokens[0]?.pos === 'PROPN';
+  const content = direct ? `${capitalise(body)}.` : `${name} said that ${body.charAt(0).toLowerCase() + body.slice(1)}.`;
+  const today = Math.floor(now / DAY) * DAY;
+  const ahead = dates.filter((d) => d.at >= today);
+  const plan = speakerSubject && !/\b(was|were|had|did|went)\b/i.test(evidence) && (FUTURE.test(evidence) || (ahead.length > 0 && ahead.length === dates.length));
+  return { content, evidence, plan, due_at: plan ? ahead[ahead.length - 1]?.at ?? null : null, dates, tokens, firstPerson };
+}

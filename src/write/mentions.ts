@@ -1,0 +1,184 @@
+/**
+ * Who and what a conversation mentions, in order, so a later "she" or "it" can be replaced by the
+ * name it stands for ("She is three." → "Pixel is three."). The lite language model tags proper
+ * nouns but does not type them; the words around a name type it (a cat *named* Pixel, *my
+ * sister* Ana, moved *to* Porto, works *at* St. Mary hospital). Kept to one segment: pronouns do
+ * not reach across conversations.
+ */
+import type { Token } from './sentences.js';
+
+/** `unknown`: a lone proper name nothing types ("SPQR", "Rio"); it may stand for a person or a thing. */
+export type MentionKind = 'person' | 'animal' | 'place' | 'organization' | 'thing' | 'unknown';
+export type Gender = 'female' | 'male' | null;
+
+export interface Mention {
+  /** The name as written ("Pixel", "St. Mary hospital"), or a description ("Maya's sister"). */
+  name: string;
+  kind: MentionKind;
+  gender: Gender;
+  plural: boolean;
+  /** What the name is of: "cat", "sister". */
+  role: string | null;
+  /** True when the name is a proper name rather than a description. */
+  proper: boolean;
+  /** Order of mention in the segment. */
+  order: number;
+}
+
+export const SPECIES = new Set(['dog', 'cat', 'puppy', 'kitten', 'parrot', 'hamster', 'rabbit', 'bunny', 'horse', 'pony', 'turtle', 'tortoise', 'guinea pig', 'goldfish', 'fish', 'bird', 'budgie', 'lizard', 'snake', 'ferret', 'gecko', 'chicken', 'goat']);
+
+const FEMALE = ['wife', 'mother', 'mom', 'mum', 'sister', 'daughter', 'grandmother', 'grandma', 'aunt', 'niece', 'girlfriend', 'stepmother', 'mother-in-law', 'granddaughter'];
+const MALE = ['husband', 'father', 'dad', 'brother', 'son', 'grandfather', 'grandpa', 'uncle', 'nephew', 'boyfriend', 'stepfather', 'father-in-law', 'grandson'];
+const NEUTRAL = ['partner', 'spouse', 'cousin', 'child', 'kid', 'baby', 'parent', 'sibling', 'fiancé', 'fiance', 'fiancée', 'twin'];
+const PLURAL_FAMILY = ['kids', 'children', 'parents', 'siblings', 'twins', 'grandparents', 'cousins', 'sons', 'daughters', 'brothers', 'sisters'];
+export const RELATIONS = new Set([...FEMALE, ...MALE, ...NEUTRAL, ...PLURAL_FAMILY]);
+
+/** Nouns that finish an organisation's name ("St. Mary hospital", "Lincoln high school"). */
+export const INSTITUTIONS = new Set(['hospital', 'clinic', 'school', 'university', 'college', 'academy', 'bank', 'library', 'cafe', 'café', 'restaurant', 'hotel', 'museum', 'church', 'center', 'centre', 'company', 'studio', 'bakery', 'pharmacy', 'office', 'lab', 'laboratory', 'institute', 'agency', 'firm', 'store', 'shop', 'gym', 'theater', 'theatre', 'zoo', 'airport', 'station', 'factory', 'hall', 'high']);
+
+/** Capitalised words the model may tag as names that never are one here. */
+const NOT_NAMES = new Set(['i', 'hi', 'hey', 'hello', 'thanks', 'thank', 'ok', 'okay', 'yes', 'no', 'yeah', 'sure', 'oh', 'wow', 'lol', 'haha', 'please', 'sorry', 'dear', 'congratulations', 'welcome', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'january', 'february', 'march', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'christmas', 'easter', 'today', 'tomorrow', 'yesterday', 'tonight', 'english', 'good', 'great', 'cool', 'nice', 'happy', 'what', 'how', 'why', 'when', 'where', 'who', 'can', 'could', 'would', 'should', 'do', 'does', 'is', 'are', 'will', 'let', 'tell', 'any', 'also', 'btw', 'ai', 'assistant']);
+/** Lower-case words that may join a multi-word name ("Rio de Janeiro", "Bank of America"). */
+const NAME_JOINERS = new Set(['de', 'da', 'do', 'dos', 'del', 'la', 'of', 'von', 'van', 'upon', 'on', 'am', '&']);
+
+function gender(word: string): Gender {
+  if (FEMALE.includes(word)) return 'female';
+  if (MALE.includes(word)) return 'male';
+  return null;
+}
+
+/** Titles that open a name ("Dr. Chen", "St. Mary"), only when a name follows. */
+const TITLES = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'mt', 'sr', 'jr']);
+
+/** True for a token that can be part of a proper name. */
+export function isNameToken(t: Token | undefined): boolean {
+  if (!t) return false;
+  if (TITLES.has(t.lower.replace(/\.$/, ''))) return /^\p{Lu}/u.test(t.text);
+  if (t.pos !== 'PROPN' && !(t.pos === 'NOUN' && /^\p{Lu}/u.test(t.text))) return false;
+  return /^\p{L}/u.test(t.text) && !NOT_NAMES.has(t.lower.replace(/\.$/, ''));
+}
+
+/** The proper name starting at token `i` ("St. Mary", "Rio de Janeiro"), as [end index, text], or null. */
+export function properName(tokens: readonly Token[], i: number, sentenceStart = false): [number, string] | null {
+  if (!isNameToken(tokens[i])) return null;
+  const isTitle = (t: Token | undefined) => !!t && TITLES.has(t.lower.replace(/\.$/, ''));
+  if (isTitle(tokens[i]) && (!isNameToken(tokens[i + 1]) || isTitle(tokens[i + 1]))) return null;
+  if (sentenceStart && i === 0) {
+    // A capitalised first word is a name only if the model says so, it is no plural of a common
+    // noun ("Cats and …") and no exclamation ("Congratulations!").
+    const t = tokens[i]!;
+    const next = tokens[i + 1];
+    if (t.pos !== 'PROPN' || next?.text === '!') return null;
+    if (t.lower.endsWith('s') && (t.lemma !== t.lower || ['and', ',', 'are', 'were', 'have', 'can', 'could', 'love', 'like', 'make'].includes(next?.lower ?? ''))) return null;
+    if (next && !isNameToken(next) && !['VERB', 'AUX', 'PUNCT', 'CCONJ', 'ADP', 'PART'].includes(next.pos)) return null;
+  }
+  let end = i + 1;
+  while (end < tokens.length) {
+    if (isNameToken(tokens[end])) end++;
+    else if (NAME_JOINERS.has(tokens[end]!.lower) && isNameToken(tokens[end + 1]) && tokens[end + 1]!.pos === 'PROPN') end += 2;
+    else break;
+  }
+  if (isTitle(tokens[end - 1])) end--;
+  if (end <= i) return null;
+  return [end, tokens.slice(i, end).map((t, k) => (k === 0 ? t.text : t.space + t.text)).join('')];
+}
+
+/** The mentions of a segment so far, newest last. */
+export class Mentions {
+  private list: Mention[] = [];
+  private counter = 0;
+
+  add(m: Omit<Mention, 'order'>): Mention {
+    const existing = this.list.find((e) => e.name.toLowerCase() === m.name.toLowerCase());
+    // What a name was first typed as wins over a weaker guess later ("my daughter Emma", then "to Emma").
+    const keep = existing && existing.kind !== 'unknown' && !m.role;
+    const merged: Mention = { ...m, ...(keep ? { kind: existing.kind, role: existing.role, gender: existing.gender, plural: existing.plural } : {}), order: this.counter++ };
+    if (existing) this.list.splice(this.list.indexOf(existing), 1);
+    this.list.push(merged);
+    return merged;
+  }
+
+  all(): readonly Mention[] {
+    return this.list;
+  }
+
+  /** The newest mention a third-person pronoun can stand for, or null when none fits. */
+  resolve(pronoun: string, exclude: ReadonlySet<string>): Mention | null {
+    const p = pronoun.toLowerCase();
+    const fits = (m: Mention): boolean => {
+      if (exclude.has(m.name)) return false;
+      const personLike = m.kind === 'person' || m.kind === 'animal' || m.kind === 'unknown';
+      if (['she', 'her', 'hers', 'herself'].includes(p)) return !m.plural && (m.gender === 'female' || (m.gender === null && personLike));
+      if (['he', 'him', 'his', 'himself'].includes(p)) return !m.plural && (m.gender === 'male' || (m.gender === null && personLike));
+      if (['it', 'its', 'itself'].includes(p)) return !m.plural && (m.kind === 'animal' || m.kind === 'thing' || m.kind === 'organization' || m.kind === 'unknown' || m.kind === 'place');
+      if (['they', 'them', 'their', 'theirs', 'themselves'].includes(p)) return m.plural;
+      return false;
+    };
+    for (let i = this.list.length - 1; i >= 0; i--) if (fits(this.list[i]!)) return this.list[i]!;
+    return null;
+  }
+}
+
+/**
+ * Registers what a sentence mentions: named pets and relatives, relatives and pets of the speaker
+ * ("my sister"), and other proper names typed by the preposition before them.
+ */
+export function noteMentions(tokens: readonly Token[], owner: string, mentions: Mentions, listener: string | null = null): void {
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const word = t.lower;
+    const possessor = ['my', 'our'].includes(tokens[i - 1]?.lower ?? '') ? owner : tokens[i - 1]?.lower === 'your' && listener ? listener : null;
+    if ((SPECIES.has(word) || RELATIONS.has(word)) && (t.pos === 'NOUN' || t.pos === 'PROPN')) {
+      const animal = SPECIES.has(word);
+      const plural = PLURAL_FAMILY.includes(word);
+      // "a cat named Pixel", "my sister Ana", "my dog, Biscuit", "my brother is called Tom"
+      let j = i + 1;
+      if (tokens[j]?.text === ',') j++;
+      if (['is', 'was'].includes(tokens[j]?.lower ?? '') && ['named', 'called'].includes(tokens[j + 1]?.lower ?? '')) j++;
+      if (['named', 'called'].includes(tokens[j]?.lower ?? '')) j++;
+      const name = properName(tokens, j);
+      const whose = possessor ?? (['my', 'our'].includes(tokens[i - 2]?.lower ?? '') && tokens[i - 1]!.pos === 'ADJ' ? owner : null);
+      if (name && !plural) {
+        mentions.add({ name: name[1], kind: animal ? 'animal' : 'person', gender: gender(word), plural: false, role: word, proper: true });
+        i = name[0] - 1;
+      } else if (whose) {
+        mentions.add({ name: `${whose}'s ${word}`, kind: animal ? 'animal' : 'person', gender: gender(word), plural, role: word, proper: false });
+      }
+      continue;
+    }
+    if (t.pos === 'NOUN' && !/^\p{Lu}/u.test(t.text)) {
+      // "my knee" → "Ben's knee" for a later "it"; a plural ("peanuts") for a later "them".
+      const plural = t.lower !== t.lemma && t.lower.endsWith('s');
+      if (possessor && tokens[i + 1]?.pos !== 'NOUN') mentions.add({ name: `${possessor}'s ${t.text}`, kind: 'thing', gender: null, plural, role: null, proper: false });
+      else if (plural && !possessor && tokens[i + 1]?.pos !== 'NOUN' && ['ADP', 'VERB', 'ADJ'].includes(tokens[i - 1]?.pos ?? '')) mentions.add({ name: t.text, kind: 'thing', gender: null, plural: true, role: null, proper: false });
+      continue;
+    }
+    const name = properName(tokens, i, true);
+    if (!name) continue;
+    let [end, text] = name;
+    const before = tokens[i - 1]?.lower ?? '';
+    const beforeThe = before === 'the' ? tokens[i - 2]?.lower ?? '' : before;
+    let kind: MentionKind = end - i > 1 ? 'person' : 'unknown';
+    if (tokens[end]?.text === "'s" && INSTITUTIONS.has(tokens[end + 1]?.lower ?? '')) {
+      text += tokens[end]!.text;
+      end++;
+    }
+    while (end < tokens.length && INSTITUTIONS.has(tokens[end]!.lower) && tokens[end]!.pos === 'NOUN') {
+      text += tokens[end]!.space + tokens[end]!.text;
+      end++;
+      kind = 'organization';
+    }
+    // A name that modifies a common noun ("Thai food", "Roman history") is no mention of its own.
+    if (kind !== 'organization' && tokens[end]?.pos === 'NOUN' && !/^\p{Lu}/u.test(tokens[end]!.text)) {
+      i = end - 1;
+      continue;
+    }
+    if (/'s$/.test(text) && kind !== 'organization') text = text.slice(0, -2);
+    if (kind !== 'organization') {
+      if (['in', 'to', 'from', 'near', 'visit', 'visiting', 'visited', 'around', 'across'].includes(beforeThe)) kind = 'place';
+      else if (['at', 'for'].includes(beforeThe)) kind = 'organization';
+    }
+    mentions.add({ name: text, kind, gender: null, plural: false, role: null, proper: true });
+    i = end - 1;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The rules extractor on the conversation a new user types first: facts a person would write
+ * (one claim each, pronouns resolved, absolute dates, no plan twice), an episode title and summary
+ * that name what was discussed, and a profile read from explicit statements, where a later
+ * statement supersedes an earlier one and the earlier value stays in the history.
+ */
+import { describe, expect, it } from 'vitest';
+import { createMemory } from '../../src/index.js';
+import type { BufferedMessage } from '../../src/records.js';
+import { findDates } from '../../src/write/dates.js';
+import type { Segment } from '../../src/write/extraction.js';
+import { mergeProfile } from '../../src/write/profile-rules.js';
+import { createRulesExtractor } from '../../src/write/rules-extractor.js';
+import { hashEmbedderDouble } from '../support/hash-embedder.js';
+
+const MONDAY = Date.UTC(2026, 10, 30, 10); // Monday 2026-11-30
+const MAYA = "I'm Maya. I have a cat named Pixel, a grey tabby who loves sleeping on my keyboard. She is three. I work as a nurse at St. Mary hospital, mostly night shifts. Yes, next month I'm going on a trip to Japan: I fly to Tokyo on the 14th and then visit Kyoto.";
+
+function segment(messages: [role: 'user' | 'assistant', text: string][], start = MONDAY, name: string | null = 'Maya'): Segment {
+  return {
+    id: 'mc', app_id: 'default', project_id: 'default', session_id: 's',
+    messages: messages.map(([role, content], i) => ({
+      id: `m${i + 1}`, app_id: 'default', project_id: 'default', session_id: 's', seq: i, role, content, timestamp: start + i * 60_000,
+      sender_id: role === 'user' ? 'maya' : 'assistant', sender_name: role === 'user' ? name : 'Assistant',
+    }) as BufferedMessage),
+  };
+}
+
+describe('the Maya conversation', async () => {
+  const extraction = await createRulesExtractor().extract(segment([['user', MAYA]]));
+  const episode = extraction.episodes[0]!;
+
+  it('writes one attributed claim per fact, with the cat named and no fragment', () => {
+    expect(episode.facts.map((f) => f.content)).toEqual([
+      'Maya has a cat named Pixel.',
+      "Pixel is a grey tabby who loves sleeping on Maya's keyboard.",
+      'Pixel is three.',
+      'Maya works as a nurse at St. Mary hospital, mostly night shifts.',
+    ]);
+    for (const f of episode.facts) expect(f.source_message_ids).toEqual(['m1']);
+  });
+
+  it('keeps each plan once, as foresight with its absolute due date', () => {
+    expect(episode.foresight.map((f) => [f.content, f.due_at && new Date(f.due_at).toISOString().slice(0, 10)])).toEqual([
+      ['Maya is going on a trip to Japan in December 2026.', '2026-12-01'],
+      ['Maya flies to Tokyo on 2026-12-14 and then visits Kyoto.', '2026-12-14'],
+    ]);
+    const facts = new Set(episode.facts.map((f) => f.content));
+    for (const plan of episode.foresight) expect(facts.has(plan.content)).toBe(false);
+  });
+
+  it('titles and summarises the episode by what was discussed, in the third person, with dates', () => {
+    expect(episode.subject).toBe('Cat Pixel, St. Mary hospital, Japan and Tokyo');
+    expect(episode.summary).toBe('Maya wrote about cat Pixel, St. Mary hospital, Japan and Tokyo on 2026-11-30. Maya flies to Tokyo on 2026-12-14 and then visits Kyoto.');
+    expect(episode.episode).toContain('on the 14th (2026-12-14)');
+  });
+
+  it('reads the profile: name, occupation, workplace and pet, with their source messages', () => {
+    const profile = mergeProfile({}, extraction.profiles[0]!.update);
+    expect(profile).toMatchObject({ name: 'Maya', occupation: 'nurse', workplace: 'St. Mary hospital', pets: ['Pixel (cat)'] });
+    expect((profile['sources'] as Record<string, string[]>)['workplace']).toEqual(['m1']);
+  });
+
+  it('takes the name a user introduces when the message carries none', async () => {
+    const anonymous = await createRulesExtractor().extract(segment([['user', MAYA]], MONDAY, null));
+    expect(anonymous.episodes[0]!.facts[0]!.content).toBe('Maya has a cat named Pixel.');
+  });
+});
+
+describe('profiles', () => {
+  it('a later statement supersedes an earlier one; the earlier value stays in the history', async () => {
+    const first = await createRulesExtractor().extract(segment([['user', 'I live in Lisbon last week, near the river.']]));
+    expect(first.profiles[0]!.update['location']).toBe('Lisbon');
+    const later = await createRulesExtractor().extract(segment([['user', 'Big news: I moved to Porto!']], MONDAY + 86_400_000));
+    const merged = mergeProfile(mergeProfile({}, first.profiles[0]!.update, MONDAY), later.profiles[0]!.update, MONDAY + 86_400_000);
+    expect(merged['location']).toBe('Porto');
+    expect(merged['history']).toEqual([{ field: 'location', value: 'Lisbon', source_message_ids: ['m1'], superseded_at: MONDAY + 86_400_000, superseded_by: 'Porto' }]);
+  });
+
+  it('within one conversation too, and through the public write path', async () => {
+    const memory = await createMemory({ embedder: hashEmbedderDouble() });
+    await memory.add({ session_id: 's', messages: [
+      { id: 'a', sender_id: 'tom', sender_name: 'Tom', role: 'user', timestamp: MONDAY, content: 'I live in Lisbon and I love jazz.' },
+      { id: 'b', sender_id: 'tom', sender_name: 'Tom', role: 'user', timestamp: MONDAY + 60_000, content: 'Actually I moved to Porto last week. My sister Ana lives here too.' },
+    ] });
+    await memory.flush({ session_id: 's' });
+    const profile = (await memory.get({ user_id: 'tom', memory_type: 'profile' })).data.profiles[0]!.profile_data;
+    expect(profile).toMatchObject({ name: 'Tom', location: 'Porto', likes: ['jazz'], family: ['Ana (sister)'] });
+    expect(profile['history']).toEqual([expect.objectContaining({ field: 'location', value: 'Lisbon', source_message_ids: ['a'], superseded_by: 'Porto' })]);
+    expect((profile['sources'] as Record<string, string[]>)['location']).toEqual(['b']);
+  });
+
+  it('reads no profile from questions or from plans to move', async () => {
+    const out = await createRulesExtractor().extract(segment([['user', 'Do I live in Lisbon? I am going to move to Porto next year.']], MONDAY, null));
+    expect(out.profiles).toEqual([]);
+  });
+});
+
+describe('dates', () => {
+  const day = (text: string, now = MONDAY) => findDates(text, now).map((d) => d.label);
+
+  it('resolves relative dates against the message time as people mean them', () => {
+    expect(day('I fly on the 14th')).toEqual(['2026-12-14']);
+    expect(day('We met on the 14th')).toEqual(['2026-11-14']);
+    expect(day('next month, on the 3rd')).toEqual(['2026-12', '2026-12-03']);
+    expect(day('in two weeks')).toEqual(['2026-12-14']);
+    expect(day('last week')).toEqual(['week of 2026-11-23']);
+    expect(day('since 2019')).toEqual(['2019']);
+    expect(day('this Friday')).toEqual(['2026-12-04']);
+    expect(day('next Friday')).toEqual(['2026-12-11']);
+    expect(day('I start on Monday')).toEqual(['2026-12-07']); // said on a Monday
+    expect(day('I saw her on Friday')).toEqual(['2026-11-27']);
+    // Said on a Sunday, "next Monday" is not tomorrow.
+    expect(day('next Monday', Date.UTC(2026, 10, 29, 12))).toEqual(['2026-12-07']);
+    expect(day('rest for two weeks')).toEqual([]);
+  });
+
+  it('reads Chinese and Japanese dates too', () => {
+    expect(day('我明天去北京。')).toEqual(['2026-12-01']);
+    expect(day('明日東京に行きます。')).toEqual(['2026-12-01']);
+  });
+});
+
+describe('CJK', () => {
+  it('keeps Chinese and Japanese sentences whole, attributed, one per sentence', async () => {
+    const out = await createRulesExtractor().extract(segment([['user', '我住在上海。我明天去北京出差。'], ['user', '東京に住んでいます。']], MONDAY, 'Mei'));
+    expect(out.episodes[0]!.facts.map((f) => f.content)).toEqual(['Mei said: 我住在上海。', 'Mei said: 我明天去北京出差。', 'Mei said: 東京に住んでいます。']);
+  });
+});
+
+describe('what is no fact', () => {
+  it('greetings, reactions, questions and unresolvable pronouns give none; the episode keeps the words', async () => {
+    const out = await createRulesExtractor().extract(segment([
+      ['user', 'Hey there! Thanks a lot. How are you?'],
+      ['assistant', 'I am well, thanks!'],
+      ['user', 'It was raining all day. That sounds lovely.'],
+    ]));
+    expect(out.episodes[0]!.facts).toEqual([]);
+    expect(out.episodes[0]!.episode).toContain('It was raining all day.');
+  });
+});
