@@ -3,8 +3,9 @@
  * plain, over the memory store (the cost of sealing alone) and the Node SQLite store (what a
  * server sees: sealing plus the larger rows). Also the one-off open cost (header check: HKDF for
  * a key, PBKDF2 600 000 rounds for a passphrase). Each figure is the median of --runs runs.
+ * `--webcrypto` seals through crypto.subtle, as browsers and workerd do, instead of node:crypto.
  *
- *   npx tsx bench/sealed-store.ts [--records 10000] [--dim 256] [--runs 5] [--json]
+ *   npx tsx bench/sealed-store.ts [--records 10000] [--dim 256] [--runs 5] [--webcrypto] [--json]
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { parseArgs } from 'node:util';
 import type { EpisodeRecord } from '../src/records.js';
 import { createMemoryStore } from '../src/store/memory-store.js';
 import type { StorageAdapter } from '../src/store/port.js';
+import { cipherPath, useWebCryptoOnly } from '../src/store/seal-cipher.js';
 import { createSealedStore, type EncryptionOptions } from '../src/store/sealed-store.js';
 import { SQLITE_FILE, createSqliteStore } from '../src/store/sqlite-store.js';
 
@@ -21,12 +23,14 @@ const { values } = parseArgs({
     records: { type: 'string', default: '10000' },
     dim: { type: 'string', default: '256' },
     runs: { type: 'string', default: '5' },
+    webcrypto: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
 const N = Number(values.records);
 const DIM = Number(values.dim);
 const RUNS = Number(values.runs);
+useWebCryptoOnly(values.webcrypto!);
 const KEY: EncryptionOptions = { key: crypto.getRandomValues(new Uint8Array(32)) };
 
 /** Episodes of about 400 characters of text and a DIM-float vector, like the engine writes. */
@@ -109,9 +113,9 @@ for (const sealed of [false, true]) {
 const open = { keyMs: await openCost(KEY), passphraseMs: await openCost({ passphrase: 'correct horse battery staple' }) };
 
 if (values.json) {
-  console.log(JSON.stringify({ records: N, dim: DIM, runs: RUNS, rows, open }, null, 2));
+  console.log(JSON.stringify({ records: N, dim: DIM, runs: RUNS, cipher: cipherPath(), rows, open }, null, 2));
 } else {
-  console.log(`${N} episodes (~400 chars, ${DIM}-dim vectors), median of ${RUNS} runs, Node ${process.version}`);
+  console.log(`${N} episodes (~400 chars, ${DIM}-dim vectors), median of ${RUNS} runs, Node ${process.version}, sealed through ${cipherPath()}`);
   console.log('store   | sealed | commit ms | loadAll ms | db bytes');
   for (const r of rows) console.log(`${r.store.padEnd(7)} | ${String(r.sealed).padEnd(6)} | ${r.commitMs.toFixed(0).padStart(9)} | ${r.loadAllMs.toFixed(0).padStart(10)} | ${r.bytes ?? ''}`);
   console.log(`open an existing sealed store: key ${open.keyMs.toFixed(1)} ms, passphrase (PBKDF2 600k) ${open.passphraseMs.toFixed(0)} ms`);

@@ -8,6 +8,7 @@
  * wrong key be told apart from damaged data at open.
  */
 import { createError, type MemoryError } from '../errors.js';
+import { buf, fromBase64, hmac, openBytes, sealBytes, subtle, toBase64 } from './seal-cipher.js';
 
 /**
  * What seals a store: an app-held key or a passphrase.
@@ -47,39 +48,10 @@ export interface SealHeader {
 
 export const DEFAULT_ITERATIONS = 600_000;
 const MIN_ITERATIONS = 100_000;
-const IV_BYTES = 12;
 const CONTENT_INFO = new TextEncoder().encode('engram sealed store v1: contents');
 const ID_INFO = new TextEncoder().encode('engram sealed store v1: ids');
 const KEY_CHECK = new TextEncoder().encode('engram key check v1');
 const CHECK_AAD = new TextEncoder().encode('engram:check');
-
-function subtle(): SubtleCrypto {
-  const s = globalThis.crypto?.subtle;
-  if (!s) throw createError('STORAGE_FAILED', { message: 'WebCrypto (crypto.subtle) is not available here: a sealed store needs a secure context (https or localhost) or Node 20+.', details: { reason: 'no_webcrypto' } });
-  return s;
-}
-
-/**
- * Base64 through the runtime's own `btoa`/`atob` (every target has them: browsers, workers,
- * workerd, Node 16+). serialize.ts' portable encoder builds its string four characters at a time,
- * which at 10k sealed items a commit means millions of short-lived strings for the collector.
- */
-export function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[]);
-  return btoa(binary);
-}
-
-/** The bytes of `toBase64`'s output; throws on anything that is not base64. */
-export function fromBase64(text: string): Uint8Array {
-  const binary = atob(text);
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
-
-/** Bytes as WebCrypto's parameter type (every array here is over a plain ArrayBuffer, never a shared one). */
-const buf = (bytes: Uint8Array | ArrayBuffer) => bytes as BufferSource;
 
 function invalidOption(msg: string, input?: unknown): MemoryError {
   return createError('VALIDATION_FAILED', { message: `Invalid encryption option: ${msg}`, details: [{ loc: ['encryption'], msg, type: 'value_error', ...(input === undefined ? {} : { input }) }] });
@@ -154,25 +126,8 @@ async function deriveKeys(options: EncryptionOptions, header: Pick<SealHeader, '
  * key, an app and project) stay out of the raw bytes.
  */
 export async function storageId(keys: SealKeys, id: string): Promise<string> {
-  const mac = new Uint8Array(await subtle().sign('HMAC', keys.ids, buf(new TextEncoder().encode(id))));
+  const mac = await hmac(keys.ids, new TextEncoder().encode(id));
   return `s:${toBase64(mac.subarray(0, 16)).replace(/=+$/, '')}`;
-}
-
-/** IV ‖ AES-256-GCM(plain) with `aad` authenticated alongside. */
-export async function sealBytes(key: CryptoKey, plain: Uint8Array, aad: Uint8Array): Promise<Uint8Array> {
-  const iv = globalThis.crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const sealed = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: buf(aad) }, key, buf(plain)));
-  const out = new Uint8Array(IV_BYTES + sealed.length);
-  out.set(iv);
-  out.set(sealed, IV_BYTES);
-  return out;
-}
-
-/** The plain bytes of `sealBytes`' output; rejects (with the platform's OperationError) when the key, the bytes or `aad` differ. */
-export async function openBytes(key: CryptoKey, sealed: Uint8Array, aad: Uint8Array): Promise<Uint8Array> {
-  if (sealed.length < IV_BYTES + 16) throw new Error('sealed value too short');
-  const plain = await subtle().decrypt({ name: 'AES-GCM', iv: buf(sealed.subarray(0, IV_BYTES)), additionalData: buf(aad) }, key, buf(sealed.subarray(IV_BYTES)));
-  return new Uint8Array(plain);
 }
 
 /** A new store's header and key: fresh salt, the option's KDF, and the key check sealed under it. */

@@ -21,7 +21,8 @@
 import { createError, isMemoryError, MemoryError, wrapError } from '../errors.js';
 import type { StoredItem } from '../records.js';
 import type { StorageAdapter, StoreBatch } from './port.js';
-import { checkEncryptionOptions, fromBase64, keysForHeader, newHeader, openBytes, sealBytes, storageId, toBase64, type EncryptionOptions, type SealKeys } from './seal-keys.js';
+import { fromBase64, openBytes, sealBytes, toBase64 } from './seal-cipher.js';
+import { checkEncryptionOptions, keysForHeader, newHeader, storageId, type EncryptionOptions, type SealKeys } from './seal-keys.js';
 
 export type { EncryptionOptions } from './seal-keys.js';
 

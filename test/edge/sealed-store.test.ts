@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredItem } from '../../src/records.js';
 import { createDurableObjectStore, type DurableSqlStorage } from '../../src/store/durable-object-store.js';
 import type { StorageAdapter } from '../../src/store/port.js';
+import { cipherPath } from '../../src/store/seal-cipher.js';
 import { createSealedStore } from '../../src/store/sealed-store.js';
 import { bytesToBase64 } from '../../src/store/serialize.js';
 import { TENANCY_HEADER } from '../../worker/auth.js';
@@ -85,6 +86,10 @@ function rawRows(storage: DurableSqlStorage): string {
 }
 
 describe('sealed Durable Object memory', () => {
+  it('seals through WebCrypto here (node:crypto is the Node path only)', () => {
+    expect(cipherPath()).toBe('webcrypto');
+  });
+
   it('with ENGRAM_ENCRYPTION_KEY the rows hold none of the words; the secret opens them, no secret is refused', async () => {
     const name = 'vault/one';
     await withObject('vault/control', {}, async (call, storage) => {

@@ -16,6 +16,7 @@ import type { StorageAdapter, StoreBatch } from '../../src/store/port.js';
 import { checkEncryption, createSealedStore, SEAL_META, type EncryptionOptions } from '../../src/store/sealed-store.js';
 import { createSqliteStore } from '../../src/store/sqlite-store.js';
 import { serveEncryption } from '../../src/store/encryption-source.js';
+import { cipherPath, useWebCryptoOnly } from '../../src/store/seal-cipher.js';
 import { fact } from '../support/storage-contract-cases.js';
 import { defineStorageContract } from '../support/storage-contract.js';
 import { MINUTE, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
@@ -199,6 +200,29 @@ describe('sealed store', () => {
     await reopened.commit({ put: [fact('a', 'again')], delete: [] });
     expect((await inner.loadAll()).length).toBe(2);
     expect(((await fresh.loadAll()).find((i) => i.id === 'a') as { content: string }).content).toBe('again');
+  });
+
+  it('node:crypto and WebCrypto write the same envelopes: each opens what the other sealed', async () => {
+    expect(cipherPath()).toBe('node:crypto');
+    try {
+      for (const [writer, reader] of [[true, false], [false, true]] as const) {
+        const inner = createMemoryStore();
+        useWebCryptoOnly(writer);
+        const sealed = await createSealedStore(inner, { key: KEY });
+        await sealed.commit({ put: [fact('f1'), fact('f2', 'x'.repeat(5000))], delete: [] });
+        await sealed.setMeta('embedder', { id: 'm', dim: 3 });
+        useWebCryptoOnly(reader);
+        expect(cipherPath()).toBe(reader ? 'webcrypto' : 'node:crypto');
+        const other = await createSealedStore(inner, { key: KEY });
+        expect((await other.loadAll()).sort((a, b) => a.id.localeCompare(b.id))).toEqual([fact('f1'), fact('f2', 'x'.repeat(5000))]);
+        expect(await other.getMeta('embedder')).toEqual({ id: 'm', dim: 3 });
+        await other.commit({ put: [], delete: ['f1'] });
+        expect((await inner.loadAll()).length).toBe(1);
+        expect(await codeOf(createSealedStore(inner, { key: OTHER_KEY }))).toEqual({ code: 'ENCRYPTION_KEY_INVALID', reason: 'wrong_key' });
+      }
+    } finally {
+      useWebCryptoOnly(false);
+    }
   });
 
   it('an HKDF CryptoKey works like its raw bytes', async () => {
