@@ -28,6 +28,7 @@ Options (defaults are the full run):
   --rpc-calls N            comlink calls per method (default ${FULL_RUN.rpcCallsPerMethod}; 0 skips it)
   --kills N                SIGKILL trials (default ${FULL_RUN.kills}; 0 skips them)
   --no-disk                skip the full-disk scenario
+  --disk-fault KIND        auto (default: a tmpfs when root can mount one, else fsize), tmpfs or fsize
   --no-corruption          skip the corruption scenario
   --concurrency N          HTTP requests in flight (default ${FULL_RUN.concurrency})
   --timeout-ms N           a request without an answer after this long is a hang (default ${FULL_RUN.timeoutMs})
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
       kills: { type: 'string' },
       'no-disk': { type: 'boolean', default: false },
       'no-corruption': { type: 'boolean', default: false },
+      'disk-fault': { type: 'string', default: 'auto' },
       concurrency: { type: 'string' },
       'timeout-ms': { type: 'string' },
       'rss-limit-mb': { type: 'string' },
@@ -87,6 +89,11 @@ async function main(): Promise<void> {
     console.error(`unknown routes: ${unknown.join(', ')} (routes: ${ROUTES.map((r) => r.name).join(', ')})`);
     process.exit(2);
   }
+  const diskFault = values['disk-fault'];
+  if (diskFault !== 'auto' && diskFault !== 'tmpfs' && diskFault !== 'fsize') {
+    console.error(`--disk-fault must be auto, tmpfs or fsize, not ${diskFault}`);
+    process.exit(2);
+  }
   const options: ChaosOptions = {
     ...FULL_RUN,
     seed: int(values.seed, 'seed', 1),
@@ -94,6 +101,7 @@ async function main(): Promise<void> {
     rpcCallsPerMethod: int(values['rpc-calls'], 'rpc-calls', FULL_RUN.rpcCallsPerMethod),
     kills: int(values.kills, 'kills', FULL_RUN.kills),
     disk: !values['no-disk'],
+    diskFault,
     corruption: !values['no-corruption'],
     concurrency: Math.max(1, int(values.concurrency, 'concurrency', FULL_RUN.concurrency)),
     timeoutMs: int(values['timeout-ms'], 'timeout-ms', FULL_RUN.timeoutMs),

@@ -22,6 +22,8 @@ export interface DiskOptions {
   refusals: number;
   /** Give up filling after this many writes. */
   maxWrites: number;
+  /** `tmpfs` (root only), `fsize` (the file-size limit) or `auto`: tmpfs when it can be mounted. */
+  fault?: 'auto' | 'tmpfs' | 'fsize';
   log?: (line: string) => void;
 }
 
@@ -54,10 +56,13 @@ export async function runFullDisk(rng: Rng, options: DiskOptions, violations: Vi
   const log = options.log ?? (() => undefined);
   const dir = join(options.workDir, 'full-disk');
   mkdirSync(dir, { recursive: true });
-  const mounted = tryMount(dir, options.sizeMb);
+  const mounted = options.fault !== 'fsize' && tryMount(dir, options.sizeMb);
+  if (!mounted && options.fault === 'tmpfs') throw new Error(`cannot mount a tmpfs on ${dir} (needs root and mount rights)`);
   const method = mounted ? `tmpfs ${options.sizeMb} MB, grown to 64 MB` : `file-size limit (ulimit -f ${options.sizeMb * 1024} KB), lifted on restart`;
   const limit = mounted ? undefined : `trap '' XFSZ; ulimit -f ${options.sizeMb * 1024}`;
-  const ledger = new Ledger();
+  // Past a file-size limit the OS says EFBIG, which SQLite reports as an I/O error, not as a full
+  // disk: there a 503 STORAGE_FAILED ("nothing was written") is the refusal to expect.
+  const ledger = new Ledger(new Set(mounted ? [507] : [507, 503]));
   const result: DiskResult = { method, acked: 0, answered507: 0, other5xx: 0, hangs: 0, lost: 0, afterOk: false, reopenMs: 0 };
   let server: ServerProcess | null = null;
   try {
@@ -116,6 +121,7 @@ export async function runFullDisk(rng: Rng, options: DiskOptions, violations: Vi
   result.answered507 = ledger.counts.refused507;
   result.other5xx = ledger.counts.other5xx;
   result.hangs = ledger.counts.hangs;
+  if (!mounted) result.note = 'file-size limit: a 503 STORAGE_FAILED counts as the refusal (SQLite cannot tell EFBIG from an I/O error)';
   if (result.other5xx) violations.add({ where: 'disk', kind: method, violation: '5xx-other-than-507', request: 'writes on a full disk', answer: JSON.stringify(ledger.counts.statuses) });
   if (result.hangs) violations.add({ where: 'disk', kind: method, violation: 'hang', request: 'writes on a full disk', answer: JSON.stringify(ledger.counts.statuses) });
   return result;

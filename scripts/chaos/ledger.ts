@@ -50,6 +50,9 @@ export class Ledger {
   readonly counts: WriteCounts = { acked: 0, ackedDeletes: 0, refused507: 0, other5xx: 0, hangs: 0, statuses: {} };
   private serial = 0;
 
+  /** `refusals`: statuses that mean "nothing was written" for this scenario (507; 503 too under a file-size limit). */
+  constructor(private readonly refusals: ReadonlySet<number> = new Set([507])) {}
+
   /** A token that occurs nowhere else, for finding a write again. */
   word(prefix: string): string {
     return `${prefix}q${(++this.serial).toString(36)}z`;
@@ -58,7 +61,7 @@ export class Ledger {
   private count(status: number, failure?: string): void {
     const key = failure ? `no-answer:${failure.slice(0, 40)}` : String(status);
     this.counts.statuses[key] = (this.counts.statuses[key] ?? 0) + 1;
-    if (status === 507) this.counts.refused507++;
+    if (this.refusals.has(status)) this.counts.refused507++;
     else if (status >= 500) this.counts.other5xx++;
     if (failure === 'timeout') this.counts.hangs++;
   }
@@ -73,7 +76,7 @@ export class Ledger {
       this.knowledge.set(id, rec);
       const a = await callJson(port, '/api/v1/memory/knowledge', { user_id: user, id, title: `note ${id}`, content: `The code word is ${id}.${padding}` });
       this.count(a.status, a.failure);
-      rec.state = a.status === 200 ? 'acked' : a.status === 507 ? 'refused' : 'unknown';
+      rec.state = a.status === 200 ? 'acked' : this.refusals.has(a.status) ? 'refused' : 'unknown';
       if (a.status === 200) this.counts.acked++;
       return a.status;
     }

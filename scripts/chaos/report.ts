@@ -36,7 +36,7 @@ export function formatReport(report: ChaosReport): string {
   if (report.disk) {
     const d = report.disk;
     lines.push('', `Full disk (${d.method})`, table([
-      ['writes acked', 'answered 507', 'other 5xx', 'hangs', 'lost after restart', 'writes after space returned', 'reopen ms'],
+      ['writes acked', 'refused (507)', 'other 5xx', 'hangs', 'lost after restart', 'writes after space returned', 'reopen ms'],
       [d.acked, d.answered507, d.other5xx, d.hangs, d.lost, d.afterOk ? 'ok' : 'FAILED', Math.round(d.reopenMs)],
     ]));
     if (d.note) lines.push(d.note);

@@ -22,6 +22,8 @@ export interface ChaosOptions {
   rpcCallsPerMethod: number;
   kills: number;
   disk: boolean;
+  /** How the disk fills: a tmpfs (root), a file-size limit, or whichever works (default). */
+  diskFault?: 'auto' | 'tmpfs' | 'fsize';
   corruption: boolean;
   /** Random byte flips in the corruption scenario (besides a header flip and two truncations). */
   corruptionFlips?: number;
@@ -109,7 +111,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     if (options.disk) {
       log('full disk');
-      const disk = await guard('disk', () => runFullDisk(root.fork('disk'), { workDir, sizeMb: 3, refusals: 40, maxWrites: 3000, log }, violations));
+      const disk = await guard('disk', () => runFullDisk(root.fork('disk'), { workDir, sizeMb: 3, refusals: 40, maxWrites: 3000, fault: options.diskFault ?? 'auto', log }, violations));
       if (disk) report.disk = disk;
     }
     if (options.corruption) {
