@@ -4,6 +4,9 @@
  * owns; record ids are the caller's within one app and project, so no call reveals or blocks an
  * id of another tenancy; and a search whose LLM or reranker fails still answers, with a notice.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SearchResponse } from '../../src/contract/types.js';
 import { createMemory, type Memory, type MemoryOptions } from '../../src/engine.js';
@@ -13,6 +16,7 @@ import { createDeferredLlm } from '../../src/models/deferred-llm.js';
 import type { Llm, Reranker } from '../../src/models/ports.js';
 import { recordKey, scopedStorageId, type KnowledgeRecord, type StoredItem } from '../../src/records.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
+import { createSqliteStore } from '../../src/store/sqlite-store.js';
 import { DAY, MINUTE, MONDAY_9AM, replied, said } from '../support/conversations.js';
 import { createRulesExtractor } from '../../src/write/rules-extractor.js';
 import { hashEmbedderDouble } from '../support/hash-embedder.js';
@@ -171,6 +175,32 @@ describe('record ids are scoped to their app and project', () => {
     expect(copy.stats().records).toBe(2);
   });
 
+  it('round-trips through the SQLite store, plain and sealed, across a restart', async () => {
+    for (const encryption of [undefined, { key: new Uint8Array(32).fill(7) }]) {
+      const dir = await mkdtemp(join(tmpdir(), 'engram-tenancy-'));
+      try {
+        const open = async () => createMemory({ store: await createSqliteStore(dir), embedder, ...(encryption ? { encryption } : {}) });
+        let memory = await open();
+        await memory.upsertKnowledge(roadmap('app-a', 'Ship the sync engine.'));
+        await memory.upsertKnowledge(roadmap('app-b', 'Hire designers.'));
+        await memory.close();
+        memory = await open();
+        for (const [app, text] of [['app-a', 'Ship the sync engine.'], ['app-b', 'Hire designers.']] as const) {
+          const { data } = await memory.get({ user_id: 'pat', app_id: app, memory_type: 'knowledge' });
+          expect(data.episodes.map((e) => [e.id, e.episode]), `${app} ${encryption ? 'sealed' : 'plain'}`).toEqual([['roadmap', text]]);
+        }
+        expect((await memory.delete({ user_id: 'pat', app_id: 'app-a', memory_id: 'roadmap' })).data.deleted_count).toBe(1);
+        await memory.close();
+        memory = await open();
+        expect((await memory.get({ user_id: 'pat', app_id: 'app-a', memory_type: 'knowledge' })).data.total_count).toBe(0);
+        expect((await memory.get({ user_id: 'pat', app_id: 'app-b', memory_type: 'knowledge' })).data.total_count).toBe(1);
+        await memory.close();
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+  });
+
   it('reads records stored before ids were scoped, and updates them in place', async () => {
     const store = createMemoryStore();
     const legacy: KnowledgeRecord = {
@@ -188,7 +218,8 @@ describe('record ids are scoped to their app and project', () => {
     expect((stored.find((i) => i.id === 'roadmap') as KnowledgeRecord).content).toBe('New plan.');
     // An old bundle holding the same plain id in two apps imports as two records.
     const bundle = await memory.export();
-    const plain = { ...bundle, items: bundle.items.map((text) => text.replace('"app-b/default/roadmap"', '"roadmap"')) };
+    const plain: unknown = JSON.parse(JSON.stringify(bundle).replace('"app-b/default/roadmap"', '"roadmap"'));
+    expect(JSON.stringify(plain)).not.toContain('app-b/default/roadmap');
     const copy = await createMemory({ embedder });
     await copy.import(plain);
     expect(copy.stats().records).toBe(2);
