@@ -61,6 +61,8 @@ const median = (values: number[]) => {
 async function main(): Promise<void> {
   if (!hasChromium()) throw new Error(`${CHROMIUM_PATH} is missing: apt-get install -y chromium`);
   const { source, texts: corpus } = await texts(RECORDS);
+  // LongMemEval-S when it is there (loadDataset prints what it is and where to get it), else generated sentences.
+  process.stderr.write(`data: ${RECORDS.toLocaleString('en-US')} records from ${source}; model: the bundled models/static-en\n`);
   const outDir = await mkdtemp(join(tmpdir(), 'engram-bench-page-'));
   await buildPage({ entry: join(import.meta.dirname, 'browser', 'cold-open-page.ts'), outDir, title: 'cold open' });
   const served = await serveDir(outDir, { mounts: { '/models/': join(import.meta.dirname, '..', 'models') } });

@@ -42,6 +42,7 @@ async function rate(embedder: Embedder, texts: readonly string[], batch: number,
 }
 
 async function main(): Promise<void> {
+  process.stderr.write('data: none to fetch: 256 short and 256 long sentences generated here; model: the bundled models/static-en (TypeScript and ONNX forms of the same weights)\n');
   const ts = await createDefaultEmbedder();
   const onnx = await createDefaultOnnxEmbedder();
   const format = (n: number): string => Math.round(n).toLocaleString('en-US').padStart(10);

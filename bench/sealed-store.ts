@@ -27,6 +27,7 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
   },
 });
+process.stderr.write('data: none to fetch: records are generated here\n');
 const N = Number(values.records);
 const DIM = Number(values.dim);
 const RUNS = Number(values.runs);

@@ -72,6 +72,7 @@ async function timed(route: string, body: object): Promise<number> {
 }
 
 it('search latency at ~1k memories', async () => {
+  console.log('data: none to fetch: conversations generated from a seeded vocabulary; model: the bundled models/static-en');
   const namespace = env['MEMORY'] as { idFromName(name: string): object; get(id: object): unknown };
   const stub = namespace.get(namespace.idFromName('acme/prod'));
   const stats = () => runInDurableObject(stub, (o: MemoryObject) => o.stats());
