@@ -68,7 +68,7 @@ function make(text: string, index: number, phrase: string, at: number, precision
   return { phrase, index, end: index + phrase.length, at, precision, label: label(at, precision) };
 }
 
-const MAYBE_DATE = /\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|day\b|\b(?:tomorrow|yesterday|tonight|today|now|ago|week|weeks|weekend|month|months|year|years|morning|afternoon|evening|night|noon|midnight|fortnight|christmas|easter|eve|one|two|three|four|five|six|seven|eight|nine|ten|couple|few|next|last|this|coming|past)\b/i;
+const MAYBE_DATE = /\d|\b(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|weekend|fortnight|christmas|easter|noon|midnight|ago|days|weeks?|months?|years?|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))\b/i;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const CJK_DATE = /[今明昨前后後来去上下本]|[日月年周週]|\d/u;

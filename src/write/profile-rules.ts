@@ -120,6 +120,7 @@ function belongings(tokens: readonly Token[], out: ProfileStatement[]): void {
 
 /** "Aiko's cat's name is Mochi." / "Aiko's cat is named Mochi." → a pet (or relative) with its name. */
 export function namedBelonging(content: string, owner: string): ProfileStatement | null {
+  if (!content.includes(' name') && !content.includes(' called')) return null;
   const m = new RegExp(`^${owner}'s ([a-z-]+)(?:'s name is| is (?:named|called)) (\\p{Lu}[\\p{L}'-]+)`, 'u').exec(content);
   if (!m) return null;
   if (SPECIES.has(m[1]!)) return { field: 'pets', value: `${m[2]} (${m[1]})` };
