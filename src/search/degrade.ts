@@ -4,14 +4,15 @@
  * one that failed to load) the search answers without it and a notice says so. Only the caller's
  * own abort stops the search.
  */
-import { isMemoryError, wrapError } from '../errors.js';
+import { isMemoryError, MemoryError } from '../errors.js';
 
 /** Runs `work`; on a failure that is not the caller's abort, reports its code and returns undefined. */
 export async function unlessFailed<T>(work: () => Promise<T>, signal: AbortSignal | undefined, onFailure: (code: string) => void): Promise<T | undefined> {
   try {
     return await work();
   } catch (error) {
-    if (signal?.aborted) throw wrapError(error, 'ABORTED');
+    // The caller stopped waiting: that is the answer, whatever the model threw on the way out.
+    if (signal?.aborted) throw isMemoryError(error) && error.code === 'ABORTED' ? error : new MemoryError('ABORTED', { cause: error });
     onFailure(isMemoryError(error) ? error.code : 'MODEL_FAILED');
     return undefined;
   }

@@ -286,12 +286,15 @@ describe('a failing LLM or reranker degrades a search, never fails it', () => {
     expect(data.episodes).toHaveLength(1);
   });
 
-  it('the caller\'s own abort is still an error', async () => {
-    const reranker: Reranker = { id: 'aborting-reranker-double', rerank: () => Promise.reject(new DOMException('aborted', 'AbortError')) };
+  it('the caller\'s own abort is still an error, even when the model fails with something else', async () => {
+    let controller = new AbortController();
+    // The caller gives up while the reranker runs; the reranker then fails in its own way.
+    const reranker: Reranker = { id: 'interrupted-reranker-double', rerank: () => (controller.abort(), Promise.reject(new Error('session interrupted'))) };
     const { memory } = await withAgent({ reranker });
     await memory.add({ session_id: 's1', messages: [said('amy', 'I walked through the botanical garden.', MONDAY_9AM)] });
     await memory.flush({ session_id: 's1' });
-    const controller = new AbortController();
+    await expect(memory.search({ user_id: 'amy', query: 'garden', method: 'agentic' }, { signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+    controller = new AbortController();
     controller.abort();
     await expect(memory.search({ user_id: 'amy', query: 'garden', method: 'agentic' }, { signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED' });
   });
