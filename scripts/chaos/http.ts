@@ -24,17 +24,27 @@ export interface SendOptions {
   port: number;
   timeoutMs: number;
   maxResponseBytes: number;
-  agent?: Agent;
+  agent?: Agent | undefined;
   /** Extra headers on every request (a bearer token). */
   extraHeaders?: Record<string, string>;
 }
 
 const CHUNK = Buffer.alloc(64 * 1024, 0x61);
 
-/** Sends `c` and resolves with its answer; never rejects. */
-export function send(c: HttpCase, options: SendOptions): Promise<HttpAnswer> {
+/**
+ * Sends `c` and resolves with its answer; never rejects. A reset on a kept-alive socket the
+ * server had just closed as idle (a race of every keep-alive client, not the server's fault) is
+ * retried once on a fresh connection, as Node's documentation advises.
+ */
+export async function send(c: HttpCase, options: SendOptions): Promise<HttpAnswer> {
+  const first = await sendOnce(c, options);
+  if (first.failure !== 'reset' || !first.reusedSocket || first.status !== null) return first;
+  return sendOnce(c, { ...options, agent: undefined });
+}
+
+function sendOnce(c: HttpCase, options: SendOptions): Promise<HttpAnswer & { reusedSocket?: boolean }> {
   const started = performance.now();
-  return new Promise((resolve) => {
+  return new Promise<HttpAnswer & { reusedSocket?: boolean }>((resolve) => {
     let settled = false;
     let sentBytes = 0;
     let status: number | null = null;
@@ -45,7 +55,7 @@ export function send(c: HttpCase, options: SendOptions): Promise<HttpAnswer> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ status, headers, body: Buffer.concat(chunks), failure, ...(detail ? { detail } : {}), ms: performance.now() - started, sentBytes });
+      resolve({ status, headers, body: Buffer.concat(chunks), failure, ...(detail ? { detail } : {}), ms: performance.now() - started, sentBytes, reusedSocket: req.reusedSocket });
       req.destroy();
     };
     const body = c.body === null ? null : typeof c.body === 'string' ? Buffer.from(c.body, 'utf8') : c.body;

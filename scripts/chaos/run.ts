@@ -95,6 +95,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (http) {
         const { violations: found, ...rest } = http;
         report.http = rest;
+        // Each scenario's figures as soon as it ends: a long run stopped later still has them.
+        log(`HTTP fuzz done: ${JSON.stringify(rest)}; violations ${JSON.stringify([...found.byKind])}`);
         for (const e of found.examples) violations.examples.push(e);
         for (const [k, n] of found.byKind) violations.byKind.set(k, (violations.byKind.get(k) ?? 0) + n);
       }
@@ -103,16 +105,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       log(`comlink fuzz: ${options.rpcCallsPerMethod} calls per method`);
       const methods = await guard('rpc', () => runRpcFuzz(root.fork('rpc'), { callsPerMethod: options.rpcCallsPerMethod, timeoutMs: options.timeoutMs, limits: options.limits, log }, violations));
       if (methods) report.rpc = { methods };
+      log(`comlink fuzz done: ${JSON.stringify(methods)}`);
     }
     if (options.kills > 0) {
       log(`SIGKILL trials: ${options.kills}`);
       const kills = await guard('kill', () => runKillTrials(root.fork('kill'), { dataDir: join(workDir, 'kills'), trials: options.kills, writers: 6, minDelayMs: 50, maxDelayMs: 1500, log }, violations));
       if (kills) report.kills = kills;
+      log(`SIGKILL trials done: ${JSON.stringify(kills)}`);
     }
     if (options.disk) {
       log('full disk');
       const disk = await guard('disk', () => runFullDisk(root.fork('disk'), { workDir, sizeMb: 3, refusals: 40, maxWrites: 3000, fault: options.diskFault ?? 'auto', log }, violations));
       if (disk) report.disk = disk;
+      log(`full disk done: ${JSON.stringify(disk)}`);
     }
     if (options.corruption) {
       log('corruption');
