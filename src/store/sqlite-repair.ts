@@ -12,13 +12,14 @@ import { createError } from '../errors.js';
 import type { StoredItem } from '../records.js';
 import { ITEMS_TABLE, META_TABLE, sqlStorageError } from './sql-rows.js';
 import { SQLITE_FILE, checkRow, createSqliteStore, headerDamage, metaChecksum, readHeader } from './sqlite-store.js';
+import { walDamage } from './wal-check.js';
 
 export interface RepairReport {
   /** Items carried over into the new database. */
   kept: number;
   /** Rows that read but failed their checksum or would not decode, by id. */
   damaged: { id: string; problem: string }[];
-  /** Stretches of rows SQLite could not read at all (a damaged page): between these rowids. */
+  /** Stretches of rows SQLite could not read at all (a damaged page: between these rowids; a damaged WAL: nulls). */
   unreadable: { after_rowid: number | null; before_rowid: number | null; error: string }[];
   /** Metadata keys carried over, and the ones that were damaged. */
   meta_kept: string[];
@@ -55,10 +56,10 @@ export async function repairSqliteStore(dir: string): Promise<RepairReport> {
   const header = await readHeader(file);
   if (!headerDamage(header)) {
     try {
-      const probe = new Sqlite(file, { fileMustExist: true, timeout: 500 });
+      // Read-only, so closing it does not checkpoint the WAL into the file before it is copied.
+      const probe = new Sqlite(file, { fileMustExist: true, readonly: true, timeout: 500 });
       try {
-        probe.pragma('locking_mode = EXCLUSIVE');
-        probe.exec('BEGIN EXCLUSIVE; COMMIT');
+        probe.prepare('SELECT count(*) FROM sqlite_schema').get();
       } finally {
         probe.close();
       }
@@ -75,6 +76,9 @@ export async function repairSqliteStore(dir: string): Promise<RepairReport> {
   const source = path.join(work, 'damaged.db');
   await fs.copyFile(file, source);
   await fs.copyFile(`${file}-wal`, `${source}-wal`).catch(() => undefined);
+  // Transactions past a damaged WAL frame cannot be replayed: said in the report, not skipped quietly.
+  const wal = await fs.readFile(`${source}-wal`).catch(() => new Uint8Array(0));
+  const walLoss = walDamage(wal);
   if (headerDamage(header)) {
     const handle = await fs.open(source, 'r+');
     try {
@@ -95,6 +99,9 @@ export async function repairSqliteStore(dir: string): Promise<RepairReport> {
   const damaged: RepairReport['damaged'] = [];
   const damagedRows: string[] = [];
   const unreadable: RepairReport['unreadable'] = [];
+  if (walLoss) {
+    unreadable.push({ after_rowid: null, before_rowid: null, error: `the WAL is damaged: frames ${walLoss.replayed + 1} to ${walLoss.committed} held committed transactions that cannot be replayed` });
+  }
   const meta = new Map<string, unknown>();
   const metaDamaged: string[] = [];
   try {

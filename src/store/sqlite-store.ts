@@ -24,6 +24,7 @@ import type { StoredItem } from '../records.js';
 import { LEGACY_LOG, LEGACY_META, readLegacyLog } from './file-store.js';
 import type { StorageAdapter, StoreBatch } from './port.js';
 import { ITEMS_TABLE, META_TABLE, type ItemRow, itemFromRow, itemToRow, sqlStorageError } from './sql-rows.js';
+import { walDamage } from './wal-check.js';
 
 /** The database's file name inside the data directory. */
 export const SQLITE_FILE = 'engram.db';
@@ -76,6 +77,7 @@ export async function createSqliteStore(dir: string, options: SqliteStoreOptions
     throw sqlStorageError(error, 'cannot create the memory directory', { path: dir });
   }
   const file = path.join(dir, SQLITE_FILE);
+  await refuseDamagedWal(`${file}-wal`);
   const db = openDatabase(Sqlite, file, options.lockTimeoutMs ?? 500, await readHeader(file));
   try {
     await importLegacyLog(db, dir, file);
@@ -122,6 +124,25 @@ function openDatabase(Sqlite: typeof BetterSqlite3, file: string, lockTimeoutMs:
   } catch (error) {
     db.close();
     throw sqlStorageError(error, 'cannot open the memory database', { path: file, repair: REPAIR_HINT });
+  }
+}
+
+/** STORAGE_CORRUPT when a WAL left by a crash holds committed transactions SQLite's replay would skip. */
+async function refuseDamagedWal(walPath: string): Promise<void> {
+  const fs = await import('node:fs/promises');
+  let wal: Uint8Array;
+  try {
+    wal = await fs.readFile(walPath);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return;
+    throw sqlStorageError(error, 'cannot read the memory database log', { path: walPath });
+  }
+  const damage = walDamage(wal);
+  if (damage) {
+    throw createError('STORAGE_CORRUPT', {
+      message: 'the database log is damaged before transactions that were committed; it was not opened, so they are not lost',
+      details: { path: walPath, frames_replayable: damage.replayed, frames_committed: damage.committed, repair: REPAIR_HINT },
+    });
   }
 }
 
