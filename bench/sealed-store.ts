@@ -57,28 +57,40 @@ interface Row {
   sealed: boolean;
   commitMs: number;
   loadAllMs: number;
+  /** CPU time of the process (every thread) during the phase: steadier than wall time on a shared machine. */
+  commitCpuMs: number;
+  loadAllCpuMs: number;
   bytes?: number;
 }
+
+const cpu = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 
 async function measure(label: string, sealed: boolean, open: () => Promise<{ store: StorageAdapter; size?: () => Promise<number>; dispose: () => Promise<void> }>): Promise<Row> {
   const items = records();
   const commits: number[] = [];
   const loads: number[] = [];
+  const commitCpu: number[] = [];
+  const loadCpu: number[] = [];
   let bytes: number | undefined;
   for (let run = 0; run < RUNS; run++) {
     const { store, size, dispose } = await open();
-    const t0 = performance.now();
+    const [t0, c0] = [performance.now(), cpu()];
     await store.commit({ put: items, delete: [] });
     commits.push(performance.now() - t0);
-    const t1 = performance.now();
+    commitCpu.push(cpu() - c0);
+    const [t1, c1] = [performance.now(), cpu()];
     const loaded = await store.loadAll();
     loads.push(performance.now() - t1);
+    loadCpu.push(cpu() - c1);
     if (loaded.length !== N) throw new Error(`${label}: loaded ${loaded.length} of ${N}`);
     await store.close();
     if (size) bytes = await size();
     await dispose();
   }
-  return { store: label, sealed, commitMs: median(commits), loadAllMs: median(loads), ...(bytes === undefined ? {} : { bytes }) };
+  return { store: label, sealed, commitMs: median(commits), loadAllMs: median(loads), commitCpuMs: median(commitCpu), loadAllCpuMs: median(loadCpu), ...(bytes === undefined ? {} : { bytes }) };
 }
 
 async function sqlite(sealed: boolean) {
@@ -117,7 +129,8 @@ if (values.json) {
   console.log(JSON.stringify({ records: N, dim: DIM, runs: RUNS, cipher: cipherPath(), rows, open }, null, 2));
 } else {
   console.log(`${N} episodes (~400 chars, ${DIM}-dim vectors), median of ${RUNS} runs, Node ${process.version}, sealed through ${cipherPath()}`);
-  console.log('store   | sealed | commit ms | loadAll ms | db bytes');
-  for (const r of rows) console.log(`${r.store.padEnd(7)} | ${String(r.sealed).padEnd(6)} | ${r.commitMs.toFixed(0).padStart(9)} | ${r.loadAllMs.toFixed(0).padStart(10)} | ${r.bytes ?? ''}`);
+  console.log('store   | sealed | commit ms (cpu) | loadAll ms (cpu) | db bytes');
+  const ms = (wall: number, cpuMs: number) => `${wall.toFixed(0)} (${cpuMs.toFixed(0)})`;
+  for (const r of rows) console.log(`${r.store.padEnd(7)} | ${String(r.sealed).padEnd(6)} | ${ms(r.commitMs, r.commitCpuMs).padStart(15)} | ${ms(r.loadAllMs, r.loadAllCpuMs).padStart(16)} | ${r.bytes ?? ''}`);
   console.log(`open an existing sealed store: key ${open.keyMs.toFixed(1)} ms, passphrase (PBKDF2 600k) ${open.passphraseMs.toFixed(0)} ms`);
 }
