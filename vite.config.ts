@@ -1,4 +1,5 @@
 import { defineConfig } from 'vite';
+import { browserNodeFs } from './demo/build/browser-node-fs.js';
 
 /**
  * `npm run build`: the library as ES modules in dist/lib — the engine (`index`) and the browser
@@ -18,7 +19,12 @@ export default defineConfig({
     },
     rollupOptions: {
       external: [/^@orama\//, /^@mlc-ai\//, /^@huggingface\//, 'comlink', 'idb', 'onnxruntime-web', /^node:/],
+      // Rolldown's plugin timing report is for whoever tunes the build, not for every build.
+      checks: { bundlerTimings: false },
     },
   },
-  worker: { format: 'es' },
+  // The Web Worker runs only in browsers: its `node:fs/promises` (the model loader's Node path)
+  // resolves to a stub instead of an externalized module and a warning. The engine (`index`)
+  // keeps the real one: it also runs in Node.
+  worker: { format: 'es', plugins: () => [browserNodeFs()], rolldownOptions: { checks: { bundlerTimings: false } } },
 });

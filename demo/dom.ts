@@ -61,14 +61,16 @@ export function say(line: HTMLElement, text: string, tone: 'info' | 'ok' | 'erro
   line.dataset['tone'] = tone;
 }
 
-/** A caught error as one line: its catalog code first when it has one. */
+/**
+ * A caught error as one line: its catalog code first when it has one. A validation error lists its
+ * problems (`body.top_k: …`) instead of its message, which only repeats the first of them.
+ */
 export function describeError(error: unknown): string {
   const e = error as { code?: unknown; message?: unknown; details?: unknown };
-  const details = Array.isArray(e?.details)
-    ? ` — ${(e.details as { loc?: unknown[]; msg?: string }[]).slice(0, 3).map((d) => `${(d.loc ?? []).join('.')}: ${d.msg ?? ''}`).join('; ')}`
-    : '';
-  const message = typeof e?.message === 'string' ? e.message : String(error);
-  return typeof e?.code === 'string' ? `${e.code}: ${message}${details}` : `${message}${details}`;
+  const problems = Array.isArray(e?.details) ? (e.details as { loc?: unknown[]; msg?: string }[]).map((d) => `${(d.loc ?? []).join('.')}: ${d.msg ?? ''}`) : [];
+  const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : '';
+  const text = problems.length ? `${problems.slice(0, 3).join('; ')}${more}` : typeof e?.message === 'string' ? e.message : String(error);
+  return typeof e?.code === 'string' ? `${e.code}: ${text}` : text;
 }
 
 /** A score as the contract gives it, with 3 decimals (raw BM25 can exceed 1). */

@@ -12,9 +12,7 @@ import { memoriesPane } from './panes/memories.js';
 import { searchPane } from './panes/search.js';
 import { statusPane } from './panes/status.js';
 import { transferPane } from './panes/transfer.js';
-import { createStore, initialState, persist, type AppContext, type Identity } from './store.js';
-
-const SCOPE_ID = /^[A-Za-z0-9_.@+-]{1,256}$/;
+import { createStore, identityProblem, initialState, persist, SCOPE_ID, type AppContext, type Identity } from './store.js';
 
 const store = createStore(initialState());
 persist(store);
@@ -53,18 +51,36 @@ const PANES = [
 ] as const;
 
 function identityForm(): HTMLFormElement {
+  const problem = h('p', { class: 'identity-error', id: 'identity-error', role: 'alert', hidden: true });
   const input = (key: keyof Identity, label: string) => {
     const control = h('input', { type: 'text', id: `identity-${key}`, name: key, value: store.get().identity[key], autocomplete: 'off', spellcheck: 'false', size: 10, pattern: SCOPE_ID.source.slice(1, -1) });
-    control.addEventListener('change', () => {
+    // Checked as the person types, kept on change: an invalid id is explained at once, and the
+    // panes refuse to write or search until it is fixed (see identityProblem).
+    const check = (commit: boolean) => {
       const value = control.value.trim();
       const valid = SCOPE_ID.test(value);
       control.setAttribute('aria-invalid', String(!valid));
-      if (valid) store.set((s) => ({ identity: { ...s.identity, [key]: value } }));
-    });
+      if (valid) control.removeAttribute('aria-describedby');
+      else control.setAttribute('aria-describedby', problem.id);
+      store.set((s) => {
+        const { [key]: _dropped, ...rejected } = s.rejectedIdentity;
+        return {
+          rejectedIdentity: valid ? rejected : { ...rejected, [key]: value },
+          ...(valid && commit ? { identity: { ...s.identity, [key]: value } } : {}),
+        };
+      });
+    };
+    control.addEventListener('input', () => check(false));
+    control.addEventListener('change', () => check(true));
     return h('div', { class: 'identity-field' }, h('label', { for: control.id }, label), control);
   };
-  const form = h('form', { class: 'identity', 'aria-label': 'Who is talking' }, input('userId', 'User id'), input('agentId', 'Agent id'));
+  const form = h('form', { class: 'identity', 'aria-label': 'Who is talking' }, input('userId', 'User id'), input('agentId', 'Agent id'), problem);
   form.addEventListener('submit', (event) => event.preventDefault());
+  store.subscribe((state) => {
+    const text = identityProblem(state);
+    problem.hidden = !text;
+    problem.textContent = text ? `${text}. Messages and searches wait until it is fixed; the panes still use “${state.identity.userId}” and “${state.identity.agentId}”.` : '';
+  });
   return form;
 }
 
@@ -100,6 +116,7 @@ function mount(): void {
       panes[i]!.hidden = !on;
       if (on) tabs[i]!.setAttribute('aria-current', 'page');
       else tabs[i]!.removeAttribute('aria-current');
+      if (on) revealTab(tabs[i]!);
       if (on) panes[i]!.dispatchEvent(new Event('pane:show'));
     }
   };
@@ -120,6 +137,16 @@ function mount(): void {
   sync();
   window.addEventListener('online', () => store.set({ online: true }));
   window.addEventListener('offline', () => store.set({ online: false }));
+}
+
+/** On a narrow screen the tab strip scrolls sideways: keep the current tab in it (never scrolls the page). */
+function revealTab(tab: HTMLElement): void {
+  const strip = tab.closest('ul');
+  if (!strip) return;
+  const left = tab.offsetLeft;
+  const right = left + tab.offsetWidth;
+  if (left < strip.scrollLeft) strip.scrollLeft = left;
+  else if (right > strip.scrollLeft + strip.clientWidth) strip.scrollLeft = right - strip.clientWidth;
 }
 
 async function registerServiceWorker(): Promise<void> {

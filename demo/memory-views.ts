@@ -41,7 +41,7 @@ export function episodeView(e: SearchEpisodeItem, options: ItemViewOptions = {})
   const isKnowledge = e.session_id === null && e.subject === e.summary;
   return h(
     'article',
-    { class: 'item episode', 'data-id': e.id },
+    { class: 'item episode', 'data-id': e.id, 'data-score': options.scores ? String(e.score) : null },
     h('header', null, h('h4', null, e.subject), badges(e.id, e.score, options), options.actions ?? null),
     meta(formatTime(e.timestamp), isKnowledge ? 'knowledge' : e.session_id ? `session ${e.session_id}` : null, e.sender_ids.length ? `with ${e.sender_ids.join(', ')}` : null),
     isKnowledge ? h('p', null, e.episode) : h('p', null, e.summary),

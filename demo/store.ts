@@ -14,9 +14,17 @@ export interface Identity {
   sessionId: string;
 }
 
+/** The ids the contract accepts for users, agents and sessions. */
+export const SCOPE_ID = /^[A-Za-z0-9_.@+-]{1,256}$/;
+
+/** What the header calls each id. */
+const IDENTITY_LABELS: Record<keyof Identity, string> = { userId: 'user id', agentId: 'agent id', sessionId: 'session id' };
+
 /** Everything the panes share. */
 export interface AppState {
   identity: Identity;
+  /** Ids typed in the header that are not valid, by field: the identity keeps its last valid value meanwhile. */
+  rejectedIdentity: Partial<Record<keyof Identity, string>>;
   /** Session ids seen in this browser, newest first. */
   sessions: string[];
   engine: { status: 'starting' | 'ready' | 'failed'; progress: Progress | null; error: string | null };
@@ -70,6 +78,7 @@ export function initialState(): AppState {
   return {
     identity: { userId: 'maya', agentId: 'assistant', sessionId: 'chat-1', ...read<Partial<Identity>>(IDENTITY_KEY, {}) },
     sessions: read<string[]>(SESSIONS_KEY, []),
+    rejectedIdentity: {},
     engine: { status: 'starting', progress: null, error: null },
     revision: 0,
     notices: [],
@@ -93,6 +102,17 @@ export function persist(store: Store<AppState>): void {
 /** Adds session ids to the known list (newest first, no repeats). */
 export function rememberSessions(store: Store<AppState>, ...ids: string[]): void {
   store.set((state) => ({ sessions: [...new Set([...ids, ...state.sessions])] }));
+}
+
+/**
+ * Why nothing may be written or searched right now: an id typed in the header is not valid, and
+ * acting under the previous one would surprise the person who typed it. Null when all are valid.
+ */
+export function identityProblem(state: AppState): string | null {
+  const rejected = Object.entries(state.rejectedIdentity) as [keyof Identity, string][];
+  if (!rejected.length) return null;
+  const [key, value] = rejected[0]!;
+  return `The ${IDENTITY_LABELS[key]} “${value}” is not valid: use 1–256 letters, digits or _ . @ + - (no spaces)`;
 }
 
 /** What every pane gets. */

@@ -12,6 +12,7 @@ import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { build, type Plugin, type ResolvedConfig } from 'vite';
 import { MODEL_PATH } from '../config.js';
+import { browserNodeFs } from './browser-node-fs.js';
 import { iconPng, iconSvg } from './icons.js';
 
 /** Where the model lives in the repository (it keeps the same path in the built app). */
@@ -79,17 +80,23 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
       await mkdir(join(outDir, 'models', 'static-en'), { recursive: true });
       await copyFile(resolve(options.repoRoot, MODEL_SOURCE), join(outDir, MODEL_PATH));
 
-      await removeOrphans(outDir, config);
+      const removed = await removeOrphans(outDir);
       const files = (await listFiles(outDir)).filter((file) => file !== 'sw.js' && !file.endsWith('.map') && !lazyChunks.has(file)).sort();
       const hash = createHash('sha256');
-      for (const file of files) hash.update(file).update('\0').update(await readFile(join(outDir, file)));
+      let bytes = 0;
+      for (const file of files) {
+        const content = await readFile(join(outDir, file));
+        bytes += content.byteLength;
+        hash.update(file).update('\0').update(content);
+      }
       const version = hash.digest('hex').slice(0, 12);
 
       await build({
         configFile: false,
         root: config.root,
-        logLevel: 'warn',
+        logLevel: config.logLevel === 'error' || config.logLevel === 'silent' ? config.logLevel : 'warn',
         publicDir: false,
+        plugins: [browserNodeFs()],
         define: {
           __PRECACHE_FILES__: JSON.stringify(files),
           __CACHE_VERSION__: JSON.stringify(version),
@@ -101,10 +108,16 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
           target: 'es2022',
           minify: config.build.minify !== false,
           reportCompressedSize: false,
+          rolldownOptions: { checks: { bundlerTimings: false } },
           lib: { entry: options.serviceWorker, formats: ['iife'], name: 'engramServiceWorker', fileName: () => 'sw.js' },
         },
       });
-      config.logger.info(`service worker: sw.js precaches ${files.length} files (cache version ${version})`);
+      // The build's one line. Printed at the `warn` level the demo's config sets (Vite's own
+      // report is silenced there); a caller that asks for `error` or `silent` gets nothing.
+      if (config.logLevel === 'info' || config.logLevel === 'warn') {
+        const dropped = removed.length ? `; dropped ${removed.join(', ')} (no built file refers to ${removed.length === 1 ? 'it' : 'them'})` : '';
+        console.log(`demo built in ${relative(process.cwd(), outDir) || '.'}: ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB, precached by sw.js (cache version ${version})${dropped}`);
+      }
     },
   };
 }
@@ -114,16 +127,18 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
  * whose unused ONNX path makes the bundler emit onnxruntime's 28 MB wasm even though the code
  * that would load it was tree-shaken away; precaching it would cost every visitor 28 MB for nothing.
  */
-async function removeOrphans(outDir: string, config: ResolvedConfig): Promise<void> {
+async function removeOrphans(outDir: string): Promise<string[]> {
   const files = await listFiles(outDir);
   const texts = await Promise.all(files.filter((f) => /\.(html|js|css|webmanifest)$/.test(f)).map((f) => readFile(join(outDir, f), 'utf8')));
+  const removed: string[] = [];
   for (const file of files) {
     if (!file.startsWith('assets/')) continue;
     const name = file.slice('assets/'.length);
     if (texts.some((text) => text.includes(name))) continue;
     await rm(join(outDir, file));
-    config.logger.info(`removed ${file}: no built file refers to it`);
+    removed.push(file);
   }
+  return removed;
 }
 
 async function listFiles(dir: string): Promise<string[]> {

@@ -6,7 +6,7 @@ import type { GetResponse } from '../../src/contract/types.js';
 import { describeError, field, h, render, say, statusLine, pane } from '../dom.js';
 import { episodeView, messageView } from '../memory-views.js';
 import { displayName, SAMPLE_CONVERSATIONS, seedSamples } from '../sample-conversations.js';
-import { rememberSessions, type AppContext } from '../store.js';
+import { identityProblem, rememberSessions, type AppContext } from '../store.js';
 
 /** The Conversation pane. */
 export function conversationPane(ctx: AppContext): HTMLElement {
@@ -55,6 +55,13 @@ export function conversationPane(ctx: AppContext): HTMLElement {
   const view = h('section', { class: 'card', 'aria-labelledby': 'transcript-title' }, transcriptTitle, transcript);
 
   const identity = () => store.get().identity;
+
+  /** Says why nothing can be written (an invalid id in the header) and returns true, or returns false. */
+  const refused = (line: HTMLElement): boolean => {
+    const problem = identityProblem(store.get());
+    if (problem) say(line, `${problem}. Nothing was written: fix it at the top first.`, 'error');
+    return problem !== null;
+  };
 
   const showSpeakers = () => {
     userLabel.textContent = `(${identity().userId})`;
@@ -108,6 +115,7 @@ export function conversationPane(ctx: AppContext): HTMLElement {
       const content = text.value.trim();
       const sessionId = session.value.trim();
       if (!content || !sessionId) return say(composerStatus, 'Write a message and a session id first.', 'error');
+      if (refused(composerStatus)) return;
       const role = asAssistant.checked ? 'assistant' : 'user';
       const senderId = role === 'user' ? identity().userId : identity().agentId;
       add.disabled = true;
@@ -143,6 +151,7 @@ export function conversationPane(ctx: AppContext): HTMLElement {
 
   seed.addEventListener('click', () => {
     void (async () => {
+      if (refused(seedStatus)) return;
       seed.disabled = true;
       const { userId, agentId } = identity();
       try {

@@ -6,9 +6,9 @@
  */
 import type { FilterNode, SearchMethod, SearchResponse } from '../../src/contract/types.js';
 import type { SearchTrace } from '../../src/search/search.js';
-import { describeError, field, h, render, say, statusLine, type Child, pane } from '../dom.js';
+import { describeError, field, formatScore, h, render, say, statusLine, type Child, pane } from '../dom.js';
 import { caseView, episodeView, messageView, profileView, skillView, type ItemViewOptions } from '../memory-views.js';
-import type { AppContext } from '../store.js';
+import { identityProblem, type AppContext } from '../store.js';
 
 interface Answer {
   response: SearchResponse;
@@ -17,6 +17,29 @@ interface Answer {
   notices: { code: string; message: string }[];
   via: 'engine' | 'http';
   tookMs: number;
+  /** The method that was asked for (the HTTP route does not echo it). */
+  method: string;
+}
+
+/** Calibrated scores at or above this are worth reading first: about a 1 % chance of holding the answer. */
+const CALIBRATED_FLOOR = 0.01;
+
+/**
+ * What a method's score means, in one line, and the floor below which episodes are folded. The
+ * contract's answer is kept whole; folding only spares a reader the long tail a top_k brings.
+ * Calibrated scores have a meaning of their own; raw BM25 and cosine do not, so for them the
+ * floor is relative: a tenth of the best episode's score.
+ */
+function scoreScale(method: string, best: number): { meaning: string; floor: number } {
+  if (method === 'keyword') {
+    const floor = best / 10;
+    return { floor, meaning: `Score: raw BM25 — how well the words match, with no fixed scale; episodes under a tenth of the best (${formatScore(floor)}) are folded.` };
+  }
+  if (method === 'vector') {
+    const floor = best / 10;
+    return { floor, meaning: `Score: raw cosine similarity of meaning (up to 1); episodes under a tenth of the best (${formatScore(floor)}) are folded.` };
+  }
+  return { floor: CALIBRATED_FLOOR, meaning: `Score: the estimated chance (0–1) that the item holds the answer; episodes under ${CALIBRATED_FLOOR} are folded.` };
 }
 
 const METHODS: { value: SearchMethod; label: string }[] = [
@@ -121,8 +144,23 @@ export function searchPane(ctx: AppContext): HTMLElement {
     requestPreview.textContent = JSON.stringify(request(), null, 2);
     includeProfile.disabled = ownerAgent.checked;
   };
-  form.addEventListener('input', showRequest);
-  form.addEventListener('change', showRequest);
+  // An error describes the request that was sent: once the form changes, it no longer applies.
+  const edited = () => {
+    showRequest();
+    if (status.dataset['tone'] === 'error') say(status, '');
+  };
+  form.addEventListener('input', edited);
+  form.addEventListener('change', edited);
+  // The browser refuses to send a form with an out-of-range field; say which one, in the status
+  // line (its own bubble is easy to miss, and gone after a moment). `invalid` does not bubble.
+  form.addEventListener(
+    'invalid',
+    () => {
+      const bad = [...form.elements].filter((el): el is HTMLInputElement => el instanceof HTMLInputElement && !el.validity.valid);
+      say(status, `Not sent: ${bad.map((el) => `${el.name} — ${el.validationMessage}`).join('; ')}`, 'error');
+    },
+    true,
+  );
 
   async function run(body: Record<string, unknown>): Promise<Answer> {
     const started = performance.now();
@@ -132,16 +170,18 @@ export function searchPane(ctx: AppContext): HTMLElement {
       if (!response.ok) throw Object.assign(new Error(`HTTP ${response.status}`), { code: `HTTP_${response.status}`, details: (json as { detail?: unknown }).detail });
       const codes = response.headers.get('x-engram-notices');
       const notices = codes ? codes.split(', ').map((code) => ({ code, message: 'reported in the x-engram-notices header' })) : [];
-      return { response: json as SearchResponse, trace: null, notices, via: 'http', tookMs: performance.now() - started };
+      return { response: json as SearchResponse, trace: null, notices, via: 'http', tookMs: performance.now() - started, method: String(body['method']) };
     }
     const memory = await ctx.memory;
     const { response, trace } = await memory.searchWithTrace(body);
-    return { response, trace, notices: trace.notices, via: 'engine', tookMs: performance.now() - started };
+    return { response, trace, notices: trace.notices, via: 'engine', tookMs: performance.now() - started, method: trace.method };
   }
 
   let answered = 0;
   form.addEventListener('submit', (event) => {
     event.preventDefault();
+    const problem = identityProblem(store.get());
+    if (problem) return say(status, `${problem}. Not searched: fix it at the top first.`, 'error');
     const body = request();
     showRequest();
     submit.disabled = true;
@@ -165,15 +205,34 @@ export function searchPane(ctx: AppContext): HTMLElement {
       });
   });
 
-  function group(title: string, items: Child[], empty?: string): Child {
+  function group(title: string, items: Child[], empty?: string, count = items.length): Child {
     if (!items.length && !empty) return null;
-    return h('section', { class: 'group', 'aria-label': title }, h('h3', null, `${title} (${items.length})`), items.length ? items : h('p', { class: 'meta' }, empty ?? ''));
+    return h('section', { class: 'group', 'aria-label': title }, h('h3', null, `${title} (${count})`), items.length ? items : h('p', { class: 'meta' }, empty ?? ''));
+  }
+
+  /** The episodes, those under the floor folded behind a count that opens them. */
+  function episodes(answer: Answer, options: ItemViewOptions): { list: Child; meaning: string | null } {
+    const all = answer.response.data.episodes;
+    if (!all.length) return { list: group('Episodes', [], 'No episode matched.'), meaning: null };
+    const { floor, meaning } = scoreScale(answer.method, Math.max(...all.map((e) => e.score)));
+    const above = all.filter((e) => e.score >= floor);
+    const below = all.filter((e) => e.score < floor);
+    // Nothing above the floor: folding everything would hide the whole answer.
+    if (!above.length || !below.length) return { list: group('Episodes', all.map((e) => episodeView(e, options))), meaning };
+    const folded = h(
+      'details',
+      { class: 'folded' },
+      h('summary', null, `${below.length} more episode${below.length === 1 ? '' : 's'} scoring under ${formatScore(floor)}`),
+      below.map((e) => episodeView(e, options)),
+    );
+    return { list: group('Episodes', [...above.map((e) => episodeView(e, options)), folded], undefined, all.length), meaning };
   }
 
   function renderAnswer(answer: Answer): void {
     const { data } = answer.response;
     const options: ItemViewOptions = { scores: true, ...(answer.trace ? { legs: answer.trace.legs } : {}) };
     const trace = answer.trace;
+    const found = episodes(answer, options);
     render(
       results,
       h(
@@ -184,12 +243,13 @@ export function searchPane(ctx: AppContext): HTMLElement {
           trace ? ` · method ${trace.method}, ${trace.rounds} round${trace.rounds === 1 ? '' : 's'}, ${trace.took_ms.toFixed(1)} ms in the engine` : ' · recall legs are shown for engine searches only',
         ]),
         trace?.supplementary_queries.length ? h('p', { class: 'meta' }, `Supplementary queries: ${trace.supplementary_queries.join(' | ')}`) : null,
+        found.meaning ? h('p', { class: 'meta score-meaning' }, found.meaning) : null,
       ),
       answer.notices.length
         ? h('ul', { class: 'notices', 'aria-label': 'Notices' }, answer.notices.map((n) => h('li', null, h('code', null, n.code), ' ', n.message)))
         : null,
       llmAnswer(answer),
-      group('Episodes', data.episodes.map((e) => episodeView(e, options)), 'No episode matched.'),
+      found.list,
       group('Profile', data.profiles.map((p) => profileView(p))),
       group('Agent cases', data.agent_cases.map((c) => caseView(c, options))),
       group('Agent skills', data.agent_skills.map((s) => skillView(s, options))),

@@ -62,6 +62,8 @@ export function statusPane(ctx: AppContext): HTMLElement {
   const persistStatus = statusLine();
 
   let client: MemoryClient | null = null;
+  /** What this page's last "Call GET /health" got; the service worker forgets its own state when the browser stops it. */
+  let lastHealth: { status: number; host: unknown; at: Date } | null = null;
 
   async function showEngine(): Promise<void> {
     const { engine } = store.get();
@@ -108,8 +110,20 @@ export function statusPane(ctx: AppContext): HTMLElement {
       swFacts,
       h('dt', null, 'Service worker'), h('dd', null, sw ? `active (version ${sw.version})` : __SERVICE_WORKER__ ? 'installing…' : 'off under the dev server'),
       h('dt', null, 'Offline copy'), h('dd', { 'data-offline-ready': String(!!sw?.complete) }, sw ? (sw.complete ? `complete: ${sw.precached} files, the model included` : `caching ${sw.precached} files…`) : '—'),
-      h('dt', null, 'Local API'), h('dd', null, sw ? `POST /api/v1/memory/* and GET /health are answered on this device (${sw.bridge === 'host' ? 'the service worker hosts the engine' : sw.bridge === 'forwarding' ? 'relayed to the tab that hosts the engine' : 'not called yet'})` : '—'),
+      h('dt', null, 'Local API'), h('dd', { 'data-local-api': sw ? sw.bridge : 'none', 'data-last-health': lastHealth ? String(lastHealth.status) : null }, sw ? `POST /api/v1/memory/* and GET /health are answered on this device. ${localApiState(sw.bridge)}` : '—'),
     );
+  }
+
+  /** The bridge's state as the service worker reports it, and what this page's own call saw. */
+  function localApiState(bridge: ServiceWorkerStatus['bridge']): string {
+    const now =
+      bridge === 'host' ? 'Right now the service worker hosts the engine (no tab has it open).'
+      : bridge === 'forwarding' ? 'Right now requests are relayed to the tab that hosts the engine.'
+      // The browser stops an idle service worker and starts a fresh one on the next event.
+      : 'Idle: no request since the service worker last started.';
+    if (!lastHealth) return now;
+    const host = lastHealth.host === 'tab' ? 'a tab hosted the engine' : lastHealth.host === 'service-worker' ? 'the service worker hosted the engine' : 'no engine answered';
+    return `${now} Last call from this page: GET /health → HTTP ${lastHealth.status} at ${lastHealth.at.toLocaleTimeString()} (${host}).`;
   }
 
   async function showStorage(): Promise<void> {
@@ -182,10 +196,13 @@ export function statusPane(ctx: AppContext): HTMLElement {
       healthOut.hidden = false;
       try {
         const response = await fetch(new URL('health', document.baseURI));
-        healthOut.textContent = `HTTP ${response.status}\n${JSON.stringify(await response.json(), null, 2)}`;
+        const body = (await response.json()) as { host?: unknown };
+        lastHealth = { status: response.status, host: body?.host, at: new Date() };
+        healthOut.textContent = `HTTP ${response.status}\n${JSON.stringify(body, null, 2)}`;
       } catch (error) {
         healthOut.textContent = describeError(error);
       }
+      await showOffline();
     })();
   });
 

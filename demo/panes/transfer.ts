@@ -4,7 +4,7 @@
  * importing a bundle by merging or replacing.
  */
 import type { MarkdownFile } from '../../src/export/markdown.js';
-import { describeError, download, field, h, render, say, statusLine, pane } from '../dom.js';
+import { describeError, download, h, render, say, statusLine, pane } from '../dom.js';
 import { MEMORY_NAME } from '../config.js';
 import type { AppContext } from '../store.js';
 
@@ -20,7 +20,11 @@ export function transferPane(ctx: AppContext): HTMLElement {
   const prepareMarkdown = h('button', { type: 'button', class: 'secondary' }, 'Prepare Markdown files');
   const markdownStatus = statusLine();
   const markdownFiles = h('ul', { class: 'files', 'aria-label': 'Markdown files' });
-  const file = h('input', { type: 'file', name: 'bundle', accept: '.json,application/json' });
+  // The native file input stays (keyboard, drag and drop, screen readers) but out of sight: its
+  // look cannot be styled and differs per browser. A label styled as a button opens it.
+  const file = h('input', { type: 'file', name: 'bundle', accept: '.json,application/json', id: 'import-file', class: 'file-input', 'aria-labelledby': 'import-file-label', 'aria-describedby': 'import-file-name import-file-hint' });
+  const fileName = h('span', { class: 'file-name', id: 'import-file-name' }, 'No file chosen');
+  file.addEventListener('change', () => (fileName.textContent = file.files?.[0]?.name ?? 'No file chosen'));
   const merge = h('input', { type: 'radio', name: 'import-mode', value: 'merge', checked: true, id: 'import-merge' });
   const replace = h('input', { type: 'radio', name: 'import-mode', value: 'replace', id: 'import-replace' });
   const importButton = h('button', { type: 'submit' }, 'Import');
@@ -72,7 +76,13 @@ export function transferPane(ctx: AppContext): HTMLElement {
     'form',
     { class: 'card', 'aria-labelledby': 'import-title' },
     h('h3', { id: 'import-title' }, 'Import a bundle'),
-    field('Bundle file', file, 'A JSON bundle downloaded from this page (or from the library’s export()).'),
+    h(
+      'div',
+      { class: 'field' },
+      h('span', { class: 'field-label', id: 'import-file-label' }, 'Bundle file'),
+      h('div', { class: 'file-picker' }, file, h('label', { for: 'import-file', class: 'button secondary' }, 'Choose a file…'), fileName),
+      h('p', { class: 'hint', id: 'import-file-hint' }, 'A JSON bundle downloaded from this page (or from the library’s export()).'),
+    ),
     h(
       'fieldset',
       null,

@@ -36,6 +36,13 @@ function api<T = unknown>(page: Page, path: string, body?: unknown): Promise<Htt
   );
 }
 
+/**
+ * Requests the app made to the server. The browser's own update check of the service worker script
+ * is left out: Chromium makes it after navigations and API calls, outside the page's emulated
+ * offline network, and when it fails (as it does offline) the installed app is kept unchanged.
+ */
+const fromApp = (requests: readonly string[]) => requests.filter((path) => path !== '/sw.js');
+
 const QUERIES = [
   { user_id: 'maya', query: 'where is Maya travelling in May?', method: 'hybrid', top_k: 5, include_profile: true },
   { user_id: 'maya', query: 'dog vet vaccines', method: 'keyword', top_k: 5 },
@@ -125,7 +132,7 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     await pageA.reload();
     await pageA.waitForFunction(() => document.body.dataset['engine'] === 'ready', null, { timeout: 60_000 });
     // Everything came from the device: not one request reached the server.
-    expect(requests).toEqual([]);
+    expect(fromApp(requests)).toEqual([]);
     // Chromium's offline emulation does not reach navigator.onLine in a reloaded document until
     // the next change: toggle it so the page hears the `offline` event a real disconnect fires.
     await contextA.setOffline(false);
@@ -134,7 +141,7 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     await showPane(pageA, 'status');
     await pageA.locator('[data-offline-ready="true"]').waitFor();
     await pageA.screenshot({ path: join(SHOTS, 'offline.png'), fullPage: true });
-    expect(requests).toEqual([]);
+    expect(fromApp(requests)).toEqual([]);
   });
 
   it('seeds the sample conversations, adds a message with Enter and flushes, offline', async () => {
@@ -145,7 +152,26 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     await pageA.getByLabel('Session id').fill('porto');
     await pageA.getByLabel('Session id').press('Tab');
     const message = pageA.getByLabel('Message', { exact: true });
+    const composerStatus = pageA.locator('#conversation form .status-line');
+
+    // An invalid user id in the header is explained at once, and nothing is written under the old one.
+    const userId = pageA.locator('#identity-userId');
+    await userId.fill('maya smith');
+    await userId.press('Tab');
+    expect(await userId.getAttribute('aria-invalid')).toBe('true');
+    const explanation = pageA.locator('#identity-error');
+    await explanation.waitFor();
+    expect(await userId.getAttribute('aria-describedby')).toBe('identity-error');
+    expect(await explanation.textContent()).toContain('maya smith');
     await message.fill('I just moved to Porto and I love surfing at Matosinhos beach.');
+    await message.press('Enter');
+    await expect.poll(() => composerStatus.getAttribute('data-tone')).toBe('error');
+    expect(await message.inputValue()).toBe('I just moved to Porto and I love surfing at Matosinhos beach.');
+    await userId.fill('maya');
+    await userId.press('Tab');
+    await explanation.waitFor({ state: 'hidden' });
+    expect(await userId.getAttribute('aria-invalid')).toBe('false');
+
     await message.press('Enter');
     await pageA.getByText('Added to the buffer of porto.').waitFor();
     await expect.poll(() => pageA.locator('.transcript .message').count()).toBe(1);
@@ -174,6 +200,46 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     // The profile came with the hybrid search (include_profile is on by default).
     expect(await pageA.locator('#search .results .profile').textContent()).toContain('Biscuit');
     await pageA.screenshot({ path: join(SHOTS, 'search-hybrid.png'), fullPage: true });
+
+    // top_k 10 brings a tail of near-zero scores: the page keeps the whole answer but folds the
+    // episodes under the floor behind a count, and says what the score means.
+    const response = JSON.parse((await pageA.locator('#search .results > details pre.json').textContent()) ?? '{}') as SearchResponse;
+    const scoreOf = async (list: ReturnType<Page['locator']>) => (await list.evaluateAll((els) => els.map((el) => Number((el as HTMLElement).dataset['score']))));
+    const shown = await scoreOf(pageA.locator('#search .results .group > .episode'));
+    const folded = pageA.locator('#search .results details.folded > .episode');
+    const foldedScores = await scoreOf(folded);
+    expect(shown.length + foldedScores.length).toBe(response.data.episodes.length);
+    expect(shown.length).toBeGreaterThan(0);
+    expect(foldedScores.length).toBeGreaterThan(0);
+    expect(Math.min(...shown)).toBeGreaterThanOrEqual(0.01);
+    expect(Math.max(...foldedScores)).toBeLessThan(0.01);
+    expect(await pageA.locator('#search details.folded > summary').textContent()).toMatch(new RegExp(`^${foldedScores.length} more episode`));
+    expect(await folded.first().isVisible()).toBe(false);
+    await pageA.locator('#search details.folded > summary').click();
+    expect(await folded.first().isVisible()).toBe(true);
+    expect(await pageA.locator('#search .score-meaning').count()).toBe(1);
+
+    // A refused request shows its problems once each; a later edit clears that stale error, and a
+    // field the browser blocks is named in its place.
+    const status = pageA.locator('#search .status-line');
+    const topK = pageA.locator('#search input[name="top_k"]');
+    const radius = pageA.locator('#search input[name="radius"]');
+    await topK.fill('0');
+    await pageA.getByLabel('Query').press('Enter');
+    await expect.poll(() => status.getAttribute('data-tone')).toBe('error');
+    const refused = (await status.textContent()) ?? '';
+    expect(refused).toMatch(/^VALIDATION_FAILED: /);
+    expect(refused.split('body.top_k').length - 1).toBe(1);
+    await topK.fill('10');
+    expect(await status.getAttribute('data-tone')).not.toBe('error');
+    await radius.fill('2');
+    const answered = await pageA.locator('#search .results').getAttribute('data-answered');
+    await pageA.getByLabel('Query').press('Enter');
+    await expect.poll(() => status.getAttribute('data-tone')).toBe('error');
+    expect(await status.textContent()).toContain('radius');
+    expect(await status.textContent()).not.toContain('top_k');
+    expect(await pageA.locator('#search .results').getAttribute('data-answered')).toBe(answered);
+    await radius.fill('');
 
     // A session filter brings the messages still waiting in that session's buffer.
     await pageA.locator('#search').getByLabel('Session', { exact: true }).fill('weekend-sintra');
@@ -232,7 +298,7 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: 'ok', host: 'tab' });
     expect(health.body.memory.records).toBeGreaterThan(20);
-    expect(requests).toEqual([]);
+    expect(fromApp(requests)).toEqual([]);
   });
 
   it('is usable from the keyboard and names every control', async () => {
@@ -275,11 +341,44 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     await expect.poll(() => pageA.locator('#search .results .episode h4').first().textContent()).toContain('Biscuit');
   });
 
+  it('fits a phone: the tabs stay on one line and the file picker is a styled button', async () => {
+    await pageA.setViewportSize({ width: 390, height: 844 });
+    try {
+      const tabs = await pageA.locator('nav .tab').evaluateAll((els) => els.map((el) => el.getBoundingClientRect().toJSON() as DOMRect));
+      expect(tabs).toHaveLength(5);
+      expect(new Set(tabs.map((t) => Math.round(t.top))).size).toBe(1);
+      // Nothing makes the page itself scroll sideways; the tab strip does, and keeps the current tab in view.
+      expect(await pageA.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await showPane(pageA, 'status');
+      const current = (await pageA.locator('nav .tab[aria-current="page"]').boundingBox())!;
+      expect(current.x).toBeGreaterThanOrEqual(0);
+      expect(current.x + current.width).toBeLessThanOrEqual(390);
+
+      await showPane(pageA, 'transfer');
+      const input = (await pageA.locator('#import-file').boundingBox())!;
+      expect(input.width).toBeLessThanOrEqual(1);
+      const picker = pageA.locator('label[for="import-file"]');
+      const style = (selector: string) =>
+        pageA.locator(selector).evaluate((el) => {
+          const s = getComputedStyle(el);
+          return { background: s.backgroundColor, border: s.borderColor, radius: s.borderRadius, weight: s.fontWeight, size: s.fontSize, cursor: s.cursor };
+        });
+      expect(await style('label[for="import-file"]')).toEqual(await style('#transfer button.secondary'));
+      expect((await picker.boundingBox())!.height).toBeGreaterThanOrEqual(35);
+      const [chooser] = await Promise.all([pageA.waitForEvent('filechooser'), picker.click()]);
+      expect(chooser.isMultiple()).toBe(false);
+      await showPane(pageA, 'search');
+      await pageA.screenshot({ path: join(SHOTS, 'search-phone.png'), fullPage: true });
+    } finally {
+      await pageA.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
   it('exports a bundle that, imported into a fresh profile, answers the same searches', async () => {
     await showPane(pageA, 'transfer');
     const [download] = await Promise.all([pageA.waitForEvent('download'), pageA.getByRole('button', { name: 'Download JSON bundle' }).click()]);
     const bundle = await readFile((await download.path())!, 'utf8');
-    expect(JSON.parse(bundle)).toMatchObject({ format: 'engram-export', version: 1 });
+    expect(JSON.parse(bundle)).toMatchObject({ format: 'engram-export', version: 2 });
 
     await pageA.getByRole('button', { name: 'Prepare Markdown files' }).click();
     await expect.poll(() => pageA.locator('.files a').allTextContents()).toContain('default/default/users/maya/episodes.md');
@@ -306,6 +405,14 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     await showPane(pageB, 'status');
     await expect.poll(() => pageB.locator('#status .pairs').first().textContent()).toContain('this tab');
     await pageB.locator('[data-offline-ready="true"]').waitFor();
+    // The local API row follows a call to it, and keeps it after a refresh.
+    await pageB.getByRole('button', { name: 'Call GET /health' }).click();
+    const localApi = pageB.locator('[data-local-api]');
+    await expect.poll(() => localApi.getAttribute('data-last-health')).toBe('200');
+    expect(await localApi.getAttribute('data-local-api')).toBe('forwarding');
+    await pageB.getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => localApi.getAttribute('data-local-api')).toBe('forwarding');
+    expect(await localApi.getAttribute('data-last-health')).toBe('200');
     await pageB.locator('[data-webgpu]').waitFor();
     await pageB.getByLabel('Model').selectOption('Qwen2.5-0.5B-Instruct-q4f16_1-MLC');
     await pageB.getByRole('button', { name: 'Load model' }).click();
