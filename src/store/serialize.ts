@@ -1,6 +1,7 @@
 /**
- * Items to and from JSON-safe form, for stores that keep text (the Node file store, Durable
- * Object SQLite rows). Vectors travel as base64 of their little-endian float32 bytes.
+ * Items to and from JSON-safe form, for text that holds whole items (the export bundle, the old
+ * JSONL log's reader). Vectors travel as base64 of their little-endian float32 bytes. SQL rows
+ * keep vectors as BLOBs instead (sql-rows.ts).
  */
 import type { StoredItem } from '../records.js';
 
