@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import type { MemoryChange, MemoryClient, MemoryClientOptions } from '../../src/client.js';
 import type { WorkerStatus } from '../../worker/memory.worker.js';
-import type { MemoryPage, Outcome } from '../browser/pages/memory-page.js';
+import type { MemoryPage, Outcome, PageEncryption } from '../browser/pages/memory-page.js';
 import { buildPage, launchChromium, serveDir, type ServedDir } from './browser.js';
 
 const REPO = resolve(import.meta.dirname, '..', '..');
@@ -58,8 +58,8 @@ type Api = { memoryPage: MemoryPage };
 /** Typed calls into one page's `memoryPage`. */
 export function driver(page: Page) {
   return {
-    open: (name: string, modelUrl?: string, llm?: MemoryClientOptions['llm']) =>
-      page.evaluate(([n, m, l]) => (globalThis as unknown as Api).memoryPage.open(n, m, l), [name, modelUrl, llm] as const) as Promise<Outcome<WorkerStatus>>,
+    open: (name: string, modelUrl?: string, llm?: MemoryClientOptions['llm'], encryption?: PageEncryption) =>
+      page.evaluate(([n, m, l, e]) => (globalThis as unknown as Api).memoryPage.open(n, m, l, e), [name, modelUrl, llm, encryption] as const) as Promise<Outcome<WorkerStatus>>,
     notices: (name: string) => page.evaluate((n) => (globalThis as unknown as Api).memoryPage.notices(n), name),
     status: (name: string) => page.evaluate((n) => (globalThis as unknown as Api).memoryPage.status(n), name),
     call: <T = unknown>(name: string, method: keyof MemoryClient, request?: unknown) =>

@@ -21,11 +21,14 @@ export interface PageError {
   isMemoryErrorInstance: boolean;
 }
 
+/** `createMemoryClient`'s encryption option as page.evaluate can carry it (key bytes as numbers). */
+export type PageEncryption = { key: number[] } | { passphrase: string };
+
 export type Outcome<T = unknown> = { ok: true; value: T } | { ok: false; error: PageError };
 
 export interface MemoryPage {
   /** Opens a memory through createMemoryClient (the bundled model unless `modelUrl` is given). */
-  open(name: string, modelUrl?: string, llm?: MemoryClientOptions['llm']): Promise<Outcome<WorkerStatus>>;
+  open(name: string, modelUrl?: string, llm?: MemoryClientOptions['llm'], encryption?: PageEncryption): Promise<Outcome<WorkerStatus>>;
   /** The engine's notices of degraded paths, in order. */
   notices(name: string): Notice[];
   status(name: string): Promise<WorkerStatus>;
@@ -96,7 +99,7 @@ const invoke = (c: MemoryClient, method: keyof MemoryClient, request: unknown, o
   (c[method] as (request: unknown, options?: { signal: AbortSignal }) => Promise<unknown>)(request, options);
 
 const page: MemoryPage = {
-  open: (name, modelUrl, llm) =>
+  open: (name, modelUrl, llm, encryption) =>
     outcome(async () => {
       changeLog.set(name, []);
       progressLog.set(name, []);
@@ -108,6 +111,7 @@ const page: MemoryPage = {
         onProgress: (p) => progressLog.get(name)?.push(p),
         onNotice: (n) => noticeLog.get(name)?.push(n),
         ...(llm ? { llm } : {}),
+        ...(encryption ? { encryption: 'key' in encryption ? { key: Uint8Array.from(encryption.key) } : encryption } : {}),
       });
       clients.set(name, c);
       return c.status();
