@@ -39,7 +39,7 @@ function scoreScale(method: string, best: number): { meaning: string; floor: num
     const floor = best / 10;
     return { floor, meaning: `Score: raw cosine similarity of meaning (up to 1); episodes under a tenth of the best (${formatScore(floor)}) are folded.` };
   }
-  return { floor: CALIBRATED_FLOOR, meaning: `Score: the estimated chance (0–1) that the item holds the answer; episodes under ${CALIBRATED_FLOOR} are folded.` };
+  return { floor: CALIBRATED_FLOOR, meaning: `Score: the estimated chance (0–1) that the item holds the answer; episodes under ${formatScore(CALIBRATED_FLOOR)} are folded.` };
 }
 
 const METHODS: { value: SearchMethod; label: string }[] = [
