@@ -5,6 +5,7 @@
  */
 import type { ModelCallOptions } from '../models/ports.js';
 import type { BufferedMessage } from '../records.js';
+import type { EntityGraph } from './entity-graph.js';
 
 export interface Segment {
   id: string;
@@ -64,6 +65,8 @@ export interface Extraction {
   episodes: ExtractedEpisode[];
   profiles: ExtractedProfile[];
   cases: ExtractedCase[];
+  /** Who and what the segment names and how they are linked (not stored yet; optional for extractors written elsewhere). */
+  graph?: EntityGraph;
   /** Which extractor produced it (`rules`, `llm:<model>`, or `rules-fallback` when an LLM failed). */
   extractor: string;
 }

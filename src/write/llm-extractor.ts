@@ -10,6 +10,7 @@ import type { Llm, ModelCallOptions } from '../models/ports.js';
 import { isoDate } from './dates.js';
 import type { ExtractedEpisode, Extraction, Extractor, Segment } from './extraction.js';
 import { provenanceId } from '../records.js';
+import { withoutFactRefs } from './entity-graph.js';
 import { createRulesExtractor } from './rules-extractor.js';
 
 const str = { type: 'string' } as const;
@@ -144,7 +145,9 @@ export function createLlmExtractor(llm: Llm): Extractor {
         const llmCase = out.cases[i];
         return llmCase ? { ...c, task_intent: llmCase.task_intent, approach: llmCase.approach, quality_score: llmCase.quality_score, key_insight: llmCase.key_insight ?? null } : c;
       });
-      return { episodes, profiles, cases, extractor: `llm:${llm.id}` };
+      // The graph is the rules' reading; where the model rewrote the facts, its links to them no longer hold.
+      const rewrote = episodes.some((e, i) => e.facts !== base.episodes[i]!.facts || e.foresight !== base.episodes[i]!.foresight);
+      return { episodes, profiles, cases, ...(base.graph ? { graph: rewrote ? withoutFactRefs(base.graph) : base.graph } : {}), extractor: `llm:${llm.id}` };
     },
   };
 }

@@ -10,6 +10,7 @@ import { provenanceId, type BufferedMessage } from '../records.js';
 import { claimsOf, type Claim } from './claims.js';
 import { findDates, isoDate, spoken, type ResolvedDate } from './dates.js';
 import type { ExtractedCase, ExtractedEpisode, ExtractedForesight, ExtractedProfile, ExtractedStatement, Extraction, Extractor, Segment } from './extraction.js';
+import { buildEntityGraph } from './entity-graph.js';
 import { english, type Language } from './language.js';
 import { Mentions, type Mention } from './mentions.js';
 import { LIST_FIELDS, namedBelonging, profileStatements, type ProfileHistoryEntry, type ProfileStatement } from './profile-rules.js';
@@ -37,8 +38,8 @@ export interface Reading {
   claims: Claim[];
   /** The dates the message names, resolved. */
   dates: ResolvedDate[];
-  /** Every clause in which the speaker speaks of themselves, claim or not, for the profile rules. */
-  ownClauses: Token[][];
+  /** What a user says about themselves (read from every such clause, claim or not), with the claim it came with. */
+  statements: (ProfileStatement & { claim: Claim | null })[];
   /** The names this message mentioned, in order. */
   mentioned: Mention[];
 }
@@ -72,7 +73,15 @@ export function readSegment(segment: Segment, names: Map<string, string>, langua
       dates.push(...(own.length ? own.flatMap((c) => c.dates) : findDates(s.text, message.timestamp)));
     }
     const mentioned = mentions.all().filter((m) => !before.has(`${m.name}#${m.order}`) && !participants.includes(m.name));
-    return { message, sentences, claims, dates, ownClauses, mentioned };
+    const statements = message.role !== 'user' ? [] : [
+      ...ownClauses.flatMap((tokens) => profileStatements(tokens).map((st) => ({ ...st, claim: claims.find((c) => c.tokens === tokens) ?? null }))),
+      // "Her name is Mochi." after "my cat": the pronoun was resolved to "Aiko's cat" in the claim.
+      ...claims.flatMap((c) => {
+        const st = namedBelonging(c.content, escapeRegExp(name));
+        return st ? [{ ...st, claim: c }] : [];
+      }),
+    ];
+    return { message, sentences, claims, dates, statements, mentioned };
   });
 }
 
@@ -197,14 +206,8 @@ function profileFor(userId: string, readings: Reading[]): ExtractedProfile | nul
   const own = readings.filter((r) => r.message.sender_id === userId);
   for (const r of own) {
     const id = provenanceId(r.message);
-    const name = escapeRegExp(r.message.sender_name?.trim() || r.message.sender_id);
-    const statements: ProfileStatement[] = [
-      ...r.ownClauses.flatMap((tokens) => profileStatements(tokens)),
-      // "Her name is Mochi." after "my cat": the pronoun was resolved to "Aiko's cat" in the claim.
-      ...r.claims.map((c) => namedBelonging(c.content, name)).filter((x): x is ProfileStatement => x !== null),
-    ];
     {
-      for (const { field, value } of statements) {
+      for (const { field, value } of r.statements) {
         if ((LIST_FIELDS as readonly string[]).includes(field)) {
           const list = (update[field] as string[] | undefined) ?? [];
           if (!list.includes(value)) update[field] = [...list, value];
@@ -261,7 +264,11 @@ export function extractWith(language: Language, segment: Segment): Extraction {
   if (users.length === 0) for (const a of agents) episodes.push(episodeFor('agent', a, segment, names, readings));
   const profiles = users.map((u) => profileFor(u, readings)).filter((p): p is ExtractedProfile => p !== null);
   const cases = users.length ? agents.map((a) => caseFor(a, segment, readings)).filter((c): c is ExtractedCase => c !== null) : [];
-  return { episodes, profiles, cases, extractor: 'rules' };
+  const graph = buildEntityGraph(readings.map((r) => ({
+    sender_id: r.message.sender_id, speaker: names.get(r.message.sender_id) ?? r.message.sender_id, role: r.message.role, message_id: provenanceId(r.message),
+    timestamp: r.message.timestamp, mentioned: r.mentioned, claims: r.claims, statements: r.statements,
+  })), episodes);
+  return { episodes, profiles, cases, graph, extractor: 'rules' };
 }
 
 /** Creates the model-free extractor. */

@@ -150,6 +150,7 @@ function transcriptOnly(segment: Segment): Extraction {
     })),
     profiles: [],
     cases: [],
+    graph: { entities: [], relations: [] },
     extractor: 'transcript',
   };
 }

@@ -77,7 +77,20 @@ function english(text: string, { nlp, its }: Language): Sentence[] {
       const t = words[i]!;
       tokens.push({ text: t, lower: t.toLowerCase(), pos: pos[i] ?? 'X', lemma: lemmas[i] ?? t.toLowerCase(), space: i === from ? '' : spaces[i] ?? ' ' });
     }
+    retagVerbs(tokens);
     return { text: join(tokens), tokens, cjk: false };
+  });
+}
+
+/** Verbs the lite model often tags as plural nouns after a name ("Ana lives in Braga"). */
+const THIRD_PERSON_VERBS = new Set(['lives', 'works', 'loves', 'likes', 'hates', 'plays', 'runs', 'walks', 'goes', 'wants', 'needs', 'says', 'teaches', 'studies', 'owns', 'moves', 'visits', 'cooks', 'travels', 'swims', 'drives', 'sleeps', 'stays', 'starts']);
+
+function retagVerbs(tokens: Token[]): void {
+  tokens.forEach((t, i) => {
+    if (t.pos !== 'NOUN' || !THIRD_PERSON_VERBS.has(t.lower)) return;
+    const before = tokens[i - 1]?.pos ?? '';
+    const after = tokens[i + 1]?.pos ?? 'PUNCT';
+    if (['PROPN', 'PRON', 'NOUN'].includes(before) && ['ADP', 'DET', 'PRON', 'ADV', 'PART', 'PROPN', 'NUM', 'PUNCT'].includes(after)) t.pos = 'VERB';
   });
 }
 

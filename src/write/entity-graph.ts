@@ -1,0 +1,162 @@
+/**
+ * The entity graph of one segment, derived at extraction from what the rules already read: who
+ * and what was named (canonical name, type, aliases) and what was said to link them (subject,
+ * predicate, object), each link pointing at the fact or plan it comes from and carrying when it
+ * became true and when a later statement in the segment superseded it ("I live in Lisbon", then
+ * "I moved to Porto"). It is a plain value: the engine decides how to store it and merges graphs
+ * across segments (ids are stable: the same name gives the same id in every segment).
+ */
+import type { ExtractedEpisode } from './extraction.js';
+import type { Claim } from './claims.js';
+import type { Mention, MentionKind } from './mentions.js';
+import type { ProfileStatement } from './profile-rules.js';
+
+export type EntityType = MentionKind | 'concept';
+
+export interface GraphEntity {
+  /** Stable across segments: derived from the canonical name (`e:pixel`), or the user's id (`user:maya`). */
+  id: string;
+  name: string;
+  type: EntityType;
+  aliases: string[];
+}
+
+/** Where a relation was said: the fact or plan of an episode in the same extraction, by position. */
+export interface FactRef {
+  episode: number;
+  list: 'facts' | 'foresight';
+  index: number;
+}
+
+export interface GraphRelation {
+  subject: string;
+  predicate: string;
+  object: string;
+  fact: FactRef | null;
+  source_message_ids: string[];
+  /** When it became true (the date the claim names, else when it was said), epoch ms. */
+  valid_from: number;
+  /** When a later statement replaced it, or null while it holds. */
+  superseded_at: number | null;
+}
+
+export interface EntityGraph {
+  entities: GraphEntity[];
+  relations: GraphRelation[];
+}
+
+/** What the graph is built from: per message, its speaker, mentions, claims and profile statements. */
+export interface GraphReading {
+  sender_id: string;
+  speaker: string;
+  role: string;
+  message_id: string;
+  timestamp: number;
+  mentioned: readonly Mention[];
+  claims: readonly Claim[];
+  statements: readonly (ProfileStatement & { claim: Claim | null })[];
+}
+
+/** Fields that hold one value at a time: a new value supersedes the old. */
+const SINGLE = new Set(['lives_in', 'works_at', 'works_as', 'age']);
+const PREDICATES: Record<string, string> = { location: 'lives_in', workplace: 'works_at', occupation: 'works_as', age: 'age', pets: 'has_pet', likes: 'likes', dislikes: 'dislikes', allergies: 'allergic_to' };
+
+export function entityId(name: string): string {
+  return `e:${name.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '')}`;
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Builds the graph of one segment from its readings and the episodes extracted from them. */
+export function buildEntityGraph(readings: readonly GraphReading[], episodes: readonly ExtractedEpisode[]): EntityGraph {
+  const entities = new Map<string, GraphEntity>();
+  const relations: GraphRelation[] = [];
+  const entity = (name: string, type: EntityType, id = entityId(name)): GraphEntity => {
+    let e = entities.get(id);
+    if (!e) entities.set(id, (e = { id, name, type, aliases: [] }));
+    else if (e.type === 'unknown' || e.type === 'concept') e.type = type;
+    return e;
+  };
+  const alias = (e: GraphEntity, a: string) => {
+    if (a !== e.name && !e.aliases.includes(a)) e.aliases.push(a);
+  };
+  const factOf = (claim: Claim | null, messageId: string): FactRef | null => {
+    if (!claim) return null;
+    for (const [episode, ep] of episodes.entries()) {
+      for (const list of ['facts', 'foresight'] as const) {
+        const index = ep[list].findIndex((f) => f.content === claim.content && f.source_message_ids.includes(messageId));
+        if (index >= 0) return { episode, list, index };
+      }
+    }
+    return null;
+  };
+  const relate = (subject: GraphEntity, predicate: string, object: GraphEntity, r: GraphReading, claim: Claim | null) => {
+    const dated = claim && !claim.plan ? claim.dates.find((d) => d.at <= r.timestamp) : undefined;
+    const valid_from = dated?.at ?? r.timestamp;
+    if (relations.some((x) => x.subject === subject.id && x.predicate === predicate && x.object === object.id && x.superseded_at === null)) return;
+    if (SINGLE.has(predicate)) {
+      for (const x of relations) if (x.subject === subject.id && x.predicate === predicate && x.superseded_at === null) x.superseded_at = valid_from;
+    }
+    relations.push({ subject: subject.id, predicate, object: object.id, fact: factOf(claim, r.message_id), source_message_ids: [r.message_id], valid_from, superseded_at: null });
+  };
+
+  const people = new Map<string, GraphEntity>();
+  for (const r of readings) {
+    if (r.role === 'user' && !people.has(r.sender_id)) {
+      const user = entity(r.speaker, 'person', `user:${r.sender_id}`);
+      if (r.sender_id !== r.speaker) alias(user, r.sender_id);
+      people.set(r.sender_id, user);
+    }
+    const owner = people.get(r.sender_id);
+    for (const m of r.mentioned) {
+      if (!m.proper) continue;
+      const e = entity(m.name, m.kind);
+      // "Maya's cat" is Pixel: the description is an alias of the name.
+      if (m.role && owner) alias(e, `${owner.name}'s ${m.role}`);
+    }
+    if (!owner) continue;
+    for (const s of r.statements) {
+      if (s.field === 'name') {
+        alias(owner, s.value);
+        continue;
+      }
+      const named = /^(.+) \(([^)]+)\)$/.exec(s.value);
+      if (s.field === 'family' || s.field === 'pets') {
+        const [name, role] = named ? [named[1]!, named[2]!] : [`${owner.name}'s ${s.value}`, s.value];
+        const e = entity(name, s.field === 'pets' ? 'animal' : 'person');
+        if (named) alias(e, `${owner.name}'s ${role}`);
+        relate(owner, s.field === 'pets' ? 'has_pet' : `has_${role.replace(/\W+/g, '_')}`, e, r, s.claim);
+        continue;
+      }
+      const type: EntityType = s.field === 'location' ? 'place' : s.field === 'workplace' ? 'organization' : 'concept';
+      relate(owner, PREDICATES[s.field] ?? s.field, entity(s.value, type), r, s.claim);
+    }
+    // Claims that link two named entities: "Ana lives in Braga." → (Ana, lives_in, Braga).
+    const known = [...entities.values()].filter((e) => e.type !== 'concept').sort((a, b) => b.name.length - a.name.length);
+    for (const claim of r.claims) {
+      if (claim.plan) continue;
+      const at = (e: GraphEntity) => claim.content.search(new RegExp(`(?<![\\p{L}])${escape(e.name)}(?![\\p{L}])`, 'u'));
+      const found = known.map((e) => ({ e, i: at(e) })).filter((x) => x.i >= 0).sort((a, b) => a.i - b.i);
+      // "Maya's sister Ana lives in …": the subject is what is possessed, not its owner.
+      let first = 0;
+      while (found[first] && claim.content.startsWith("'s", found[first]!.i + found[first]!.e.name.length) && found[first + 1]) first++;
+      const subject = found[first];
+      const object = found.find((x) => x.e !== subject?.e && x.i > (subject?.i ?? 0) + (subject?.e.name.length ?? 0));
+      if (!subject || !object || (first === 0 && subject.i > 0)) continue;
+      const between = claim.content.slice(subject.i + subject.e.name.length, object.i).replace(/^'s\b/, '').toLowerCase();
+      const words = between.match(/[\p{L}]+/gu)?.filter((w) => !['a', 'an', 'the', 'and', 'then'].includes(w)) ?? [];
+      if (words.length === 0 || words.length > 4) continue;
+      // What the profile rules already linked ("has a cat named" Pixel is has_pet) is not linked twice.
+      if (relations.some((x) => x.subject === subject.e.id && x.object === object.e.id)) continue;
+      relate(subject.e, words.join('_'), object.e, r, claim);
+    }
+  }
+  return { entities: [...entities.values()], relations };
+}
+
+/** The graph with its links to facts dropped: for facts that another extractor rewrote. */
+export function withoutFactRefs(graph: EntityGraph): EntityGraph {
+  return { entities: graph.entities, relations: graph.relations.map((r) => ({ ...r, fact: null })) };
+}
