@@ -11,6 +11,7 @@ import { completeJson } from '../models/llm-json.js';
 import { searchText } from '../records.js';
 import type { UnitCandidate } from './episode-track.js';
 import { unlessFailed } from './degrade.js';
+import { decomposeQuery } from './decompose.js';
 import { rrf } from './scores.js';
 
 export const ROUND1_POOL = 50;
@@ -80,6 +81,24 @@ export async function rerankUnits(reranker: Reranker | null, query: string, cand
     .slice(0, keep);
 }
 
+/**
+ * Round 1 and the sub-queries' lists as one list: each candidate with its best calibrated score
+ * under any of the queries, best first. A joined question needs the evidence of each part, and a
+ * part's evidence is what that part's own query is sure of; a score is the chance of holding the
+ * answer, so scores from different queries compare (rank fusion over short lists cannot tell a
+ * part's clear winner from its ties).
+ */
+export function mergeRounds(round1: readonly UnitCandidate[], parts: readonly (readonly UnitCandidate[])[], keep: number): UnitCandidate[] {
+  const byId = new Map<string, UnitCandidate>();
+  for (const c of [...round1, ...parts.flat()]) {
+    const known = byId.get(c.record.id);
+    if (!known || c.score > known.score) byId.set(c.record.id, c);
+  }
+  return [...byId.values()]
+    .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1))
+    .slice(0, Math.max(keep, ROUND1_POOL));
+}
+
 /** Keeps the supplementary queries that follow the rules (length, not the original, no repeats). */
 export function acceptQueries(original: string, proposed: unknown[]): string[] {
   const seen = new Set([original.trim().toLowerCase()]);
@@ -101,12 +120,28 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
   const options: ModelCallOptions = deps.signal ? { signal: deps.signal } : {};
   const keep1 = Math.max(ROUND1_KEEP, deps.keep);
   const pool = (await deps.recall(query)).slice(0, Math.max(ROUND1_POOL, deps.keep));
-  const round1 = await rerankUnits(deps.reranker, query, pool, keep1, options, deps.notice);
+  // Without a reranker round 1 is hybrid's own candidate list, so the answer is shaped as hybrid's is.
+  let round1 = deps.reranker ? await rerankUnits(deps.reranker, query, pool, keep1, options, deps.notice) : pool;
   if (!deps.reranker) deps.notice('agentic.no_reranker', 'No reranker is configured: round 1 kept the calibrated hybrid order.');
+  let rounds = 1;
+  const asked: string[] = [];
+
+  // Without a model: a question that joins several things is also asked one part at a time.
+  const parts = decomposeQuery(query);
+  if (parts.length) {
+    const lists = await unlessFailed(() => Promise.all(parts.map((q) => deps.recall(q))), deps.signal, (code) => {
+      deps.notice('agentic.decompose_failed', `The sub-queries failed (${code}): returned round 1.`);
+    });
+    if (lists) {
+      round1 = mergeRounds(deps.reranker ? round1 : pool, lists, keep1);
+      rounds = 2;
+      asked.push(...parts);
+    }
+  }
   const llm = deps.llm;
   if (!llm) {
-    deps.notice('agentic.single_round', 'No LLM is configured: agentic search answered after round 1 without a sufficiency check.');
-    return { candidates: round1, rounds: 1, sufficiency: null, supplementaryQueries: [] };
+    deps.notice('agentic.single_round', 'No LLM is configured: agentic search answered without a sufficiency check.');
+    return { candidates: round1, rounds, sufficiency: null, supplementaryQueries: asked };
   }
 
   // The LLM is an aid, not a dependency: if it fails, the answer is round 1 and a notice says so.
@@ -129,8 +164,8 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
       return o && typeof o.is_sufficient === 'boolean' ? { is_sufficient: o.is_sufficient, reasoning: String(o.reasoning ?? ''), missing_information: String(o.missing_information ?? '') } : undefined;
     },
   ));
-  if (!sufficiency) return { candidates: round1, rounds: 1, sufficiency: null, supplementaryQueries: [] };
-  if (sufficiency.is_sufficient) return { candidates: round1, rounds: 1, sufficiency, supplementaryQueries: [] };
+  if (!sufficiency) return { candidates: round1, rounds, sufficiency: null, supplementaryQueries: asked };
+  if (sufficiency.is_sufficient) return { candidates: round1, rounds, sufficiency, supplementaryQueries: asked };
 
   const proposed = await askLlm(() => completeJson<unknown[]>(
     llm,
@@ -148,16 +183,16 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
       return Array.isArray(q) ? q : undefined;
     },
   ));
-  if (!proposed) return { candidates: round1, rounds: 1, sufficiency, supplementaryQueries: [] };
+  if (!proposed) return { candidates: round1, rounds, sufficiency, supplementaryQueries: asked };
   const queries = acceptQueries(query, proposed);
   if (queries.length === 0) {
     deps.notice('agentic.no_valid_queries', 'The LLM proposed no usable supplementary query: returned round 1.');
-    return { candidates: round1, rounds: 1, sufficiency, supplementaryQueries: [] };
+    return { candidates: round1, rounds, sufficiency, supplementaryQueries: asked };
   }
   const round2 = await unlessFailed(() => Promise.all(queries.map((q) => deps.recall(q))), deps.signal, (code) => {
     deps.notice('agentic.round2_failed', `Round 2 failed (${code}): returned round 1.`);
   });
-  if (!round2) return { candidates: round1, rounds: 1, sufficiency, supplementaryQueries: [] };
+  if (!round2) return { candidates: round1, rounds, sufficiency, supplementaryQueries: asked };
   const byId = new Map<string, UnitCandidate>();
   for (const c of [...round1, ...round2.flat()]) {
     const known = byId.get(c.record.id);
@@ -168,5 +203,5 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
     .slice(0, cap)
     .map(({ id }) => byId.get(id)!);
   const reranked = await rerankUnits(deps.reranker, query, fused, cap, options, deps.notice);
-  return { candidates: reranked, rounds: 2, sufficiency, supplementaryQueries: queries };
+  return { candidates: reranked, rounds: rounds + 1, sufficiency, supplementaryQueries: [...asked, ...queries] };
 }

@@ -2,12 +2,13 @@
  * Recall for the narrative track: episodes (and knowledge entries, which share their shape).
  * The keyword leg is BM25 over whole episodes; the vector leg scores an episode by its best
  * atomic fact or foresight ("MaxSim"), falling back to the episode's own vector when it has no
- * children. Both legs see only records that pass the request's filters.
+ * children. Both legs see only records that pass the request's filters. Candidates come back
+ * ordered by the fusion of both legs (scores.ts), each with a calibrated 0..1 relevance.
  */
 import type { ParsedFilters } from '../contract/filters.js';
 import type { Partition } from '../index/partition.js';
 import type { AtomicFactRecord, EpisodeRecord, ForesightRecord, KnowledgeRecord, MemoryRecord } from '../records.js';
-import { calibrated, rrf, type Calibration } from './scores.js';
+import { fuseLegs, legScale, relevance, type FusedCalibration } from './scores.js';
 
 export type Leg = 'keyword' | 'vector';
 export type Unit = EpisodeRecord | KnowledgeRecord;
@@ -17,6 +18,8 @@ export interface ScoredChild {
   record: Child;
   cos: number;
   bm25: number;
+  /** Its fused value among the children (mean z-score of its BM25 and cosine). */
+  fused: number;
   /** Calibrated 0..1 relevance of the child on its own. */
   score: number;
 }
@@ -27,10 +30,10 @@ export interface UnitCandidate {
   cos: number;
   /** The unit's own BM25 (0 when the keyword leg did not find it). */
   bm25: number;
-  /** Calibrated 0..1 relevance. */
+  /** Fused value among the units (mean z-score of its BM25 and cosine): orders hybrid candidates. */
+  fused: number;
+  /** Calibrated 0..1 relevance: the chance it holds the answer, a monotone map of `fused`. */
   score: number;
-  /** Reciprocal-rank-fusion score (orders hybrid candidates). */
-  rrf: number;
   /** Which recall legs returned it within their pool. */
   legs: Leg[];
   /** Its children that pass the filters, best first. */
@@ -49,8 +52,8 @@ export interface RecallOptions {
    * `min_score` floors). Without a floor, a vector-only search skips it: it is most of its cost.
    */
   keywordEvidence?: boolean;
-  /** How cosine and BM25 become one 0..1 relevance (see scores.ts). */
-  calibration: Calibration;
+  /** How a fused value becomes a 0..1 relevance, for units and for their children (see scores.ts). */
+  calibration: { unit: FusedCalibration; child: FusedCalibration };
 }
 
 const UNIT_KINDS = ['episode', 'knowledge'] as const;
@@ -97,18 +100,24 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .map(([id]) => id);
 
-  const lists: string[][] = [];
   const legOf = new Map<string, Leg[]>();
   const take = (leg: Leg, ranked: string[]) => {
-    const top = ranked.slice(0, options.pool);
-    lists.push(top);
-    for (const id of top) legOf.set(id, [...(legOf.get(id) ?? []), leg]);
+    for (const id of ranked.slice(0, options.pool)) legOf.set(id, [...(legOf.get(id) ?? []), leg]);
   };
   if (options.legs.includes('keyword')) take('keyword', keywordRanked);
   if (options.legs.includes('vector')) take('vector', vectorRanked);
 
+  // Both legs on one scale: per-query z-scores (scores.ts). An item outside the vector leg (below
+  // the radius) stands where the leg found nothing.
+  const inVector = new Set(vectorRanked);
+  const keywordScale = legScale(unitBm25.values(), unitCos.size, 0);
+  const vectorScale = legScale(vectorRanked.map((id) => unitCos.get(id)!), vectorRanked.length);
+  const childKeyword = legScale(childBm25.values(), childCos.size, 0);
+  const childVector = legScale(childCos.values(), childCos.size);
+  const fusedOf = (id: string) => fuseLegs(keywordScale.z(unitBm25.get(id)), vectorScale.z(inVector.has(id) ? unitCos.get(id) : undefined));
+
   const out: UnitCandidate[] = [];
-  for (const { id, score: fused } of rrf(lists)) {
+  for (const id of legOf.keys()) {
     const record = partition.records.get(id) as Unit | undefined;
     if (!record) continue;
     const cos = unitCos.get(id) ?? 0;
@@ -119,7 +128,8 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
       .map((c) => {
         const ccos = childCos.get(c.id) ?? 0;
         const cbm25 = childBm25.get(c.id) ?? 0;
-        return { record: c, cos: ccos, bm25: cbm25, score: calibrated(ccos, cbm25, options.calibration) };
+        const fused = fuseLegs(childKeyword.z(childBm25.get(c.id)), childVector.z(ccos));
+        return { record: c, cos: ccos, bm25: cbm25, fused, score: relevance(fused, options.calibration.child) };
       })
       .sort((a, b) => b.score - a.score)
       // A plan is often also a fact in the same words: show the statement once, as the plan.
@@ -129,7 +139,9 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
         if (c.record.kind !== all[twin]!.record.kind) return c.record.kind === 'foresight';
         return i < twin;
       });
-    out.push({ record, cos, bm25, score: calibrated(cos, bm25, options.calibration), rrf: fused, legs: legOf.get(id) ?? [], children });
+    const fused = fusedOf(id);
+    out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs: legOf.get(id) ?? [], children });
   }
+  out.sort((a, b) => b.fused - a.fused || (a.record.id < b.record.id ? -1 : 1));
   return out;
 }

@@ -51,6 +51,68 @@ export function caseScore(cos: number, bm25: number): number {
   return 0.7 * Math.max(0, cos) + 0.3 * (s / (s + 5));
 }
 
+/**
+ * How many of a leg's best raw scores describe its distribution for one query. Fixed, not tied to
+ * `top_k`, so an item's fused score does not change with the number of results asked for.
+ */
+export const FUSION_POOL = 100;
+
+/** One leg's raw scores standardised per query: z-scores over its best `FUSION_POOL`, and the value an item the leg did not find gets. */
+export interface LegScale {
+  z(raw: number | undefined): number;
+}
+
+/**
+ * Standardises one leg's raw scores (BM25 or cosine) for one query. Raw scales differ between
+ * legs, queries and embedding models; z-scores over each leg's own best candidates put both legs
+ * on one scale without a fitted weight. The population is the leg's best `FUSION_POOL` scores,
+ * padded with `missing` (BM25's 0: no match) up to `population` items, so a term found in one
+ * document of many stands out instead of being compared with itself alone. An item the leg did
+ * not score gets the value of `missing`, or the pool's lowest when `missing` is undefined (a
+ * cosine under the radius); it never ranks above an item the leg found.
+ */
+export function legScale(raw: Iterable<number>, population: number, missing?: number): LegScale {
+  const top = [...raw].sort((a, b) => b - a).slice(0, FUSION_POOL);
+  while (missing !== undefined && top.length < Math.min(FUSION_POOL, population)) top.push(missing);
+  if (top.length === 0) return { z: () => 0 };
+  const mean = top.reduce((a, b) => a + b, 0) / top.length;
+  const sd = Math.sqrt(top.reduce((a, b) => a + (b - mean) ** 2, 0) / top.length);
+  const z = (x: number) => (sd > 1e-9 ? (x - mean) / sd : 0);
+  const floor = z(missing ?? top[top.length - 1]!);
+  return { z: (x) => (x === undefined ? floor : Math.max(floor, z(x))) };
+}
+
+/**
+ * The hybrid fusion: the mean of the two legs' z-scores. Equal weights are a choice, not a fit:
+ * a weight fitted on one corpus (LongMemEval favours the vector leg, human–human conversations
+ * the keyword leg) does not carry over to another.
+ */
+export function fuseLegs(zKeyword: number, zVector: number): number {
+  return 0.5 * zKeyword + 0.5 * zVector;
+}
+
+/** Maps a fused value to a 0..1 relevance: `sigmoid(slope·fused + bias)`, fitted per kind of item by `bench/calibrate.ts`. */
+export interface FusedCalibration {
+  slope: number;
+  bias: number;
+}
+
+/**
+ * The fused-value calibration of episodes (units) and of their facts (children). A fused value is
+ * a standardised quantity, so one pair of constants serves any embedding model. Fitted by
+ * `bench/calibrate.ts` on the fit half of LongMemEval-S (both protocols); `bench:quality` checks
+ * them on the other half (its reliability table).
+ */
+export const FUSED_CALIBRATION: { unit: FusedCalibration; child: FusedCalibration } = {
+  unit: { slope: 1.9303, bias: -4.9797 },
+  child: { slope: 1.9303, bias: -4.9797 },
+};
+
+/** The chance that an item holds the answer, given its fused value. */
+export function relevance(fused: number, c: FusedCalibration): number {
+  return 1 / (1 + Math.exp(-(c.slope * fused + c.bias)));
+}
+
 /** Reciprocal-rank fusion of ranked id lists; returns ids best first with their fused score. */
 export function rrf(lists: readonly (readonly string[])[], k = RRF_K): { id: string; score: number }[] {
   const scores = new Map<string, number>();

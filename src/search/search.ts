@@ -9,7 +9,7 @@ import type { Partition } from '../index/partition.js';
 import { embedQueries, type Embedder, type Llm, type ModelCallOptions, type Reranker } from '../models/ports.js';
 import type { AgentCaseRecord, AgentSkillRecord, BufferedMessage, ProfileRecord } from '../records.js';
 import { agenticRetrieve } from './agentic.js';
-import { calibrationFor } from './scores.js';
+import { calibrationFor, FUSED_CALIBRATION } from './scores.js';
 import { searchAgentTrack } from './agent-track.js';
 import { recallUnits, type Leg, type UnitCandidate } from './episode-track.js';
 import { competeGranularity, FACTS_PER_EPISODE } from './granularity.js';
@@ -84,11 +84,24 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   let rounds = 1;
   let supplementary: string[] = [];
 
+  /** Hybrid's answer: the granularity competition over fused candidates, floored by `min_score`. */
+  const shapeCompeting = (candidates: readonly UnitCandidate[]) => {
+    for (const w of competeGranularity(candidates, limit)) {
+      const facts = w.facts.filter((f) => f.score >= floor).map((f) => factItem(f.record, f.score));
+      const score = facts.length ? Math.max(...facts.map((f) => f.score)) : w.score;
+      if (w.facts.length ? facts.length === 0 : w.score < floor) continue;
+      legs[w.candidate.record.id] = w.candidate.legs;
+      noteCosine(w.candidate);
+      data.episodes.push(episodeItem(w.candidate.record, score, facts));
+    }
+    data.episodes.sort((a, b) => b.score - a.score);
+  };
+
   const partition = deps.partition;
   if (partition && partition.size > 0) {
     const [queryVector] = await embedQueries(deps.embedder, [request.query], options);
     const recall = (query: string, vector: Float32Array, legsWanted: readonly Leg[]) =>
-      recallUnits(partition, query, vector, { filters: request.filters, pool: limit * 2, radius, legs: legsWanted, keywordEvidence: request.min_score !== null, calibration });
+      recallUnits(partition, query, vector, { filters: request.filters, pool: limit * 2, radius, legs: legsWanted, keywordEvidence: request.min_score !== null, calibration: FUSED_CALIBRATION });
 
     if (request.method === 'keyword' || request.method === 'vector') {
       const leg: Leg = request.method;
@@ -103,16 +116,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
         data.episodes.push(episodeItem(c.record, c[raw], nestFacts(c, floor, raw)));
       }
     } else if (request.method === 'hybrid') {
-      const winners = competeGranularity(recall(request.query, queryVector!, ['keyword', 'vector']), limit);
-      for (const w of winners) {
-        const facts = w.facts.filter((f) => f.score >= floor).map((f) => factItem(f.record, f.score));
-        const score = facts.length ? Math.max(...facts.map((f) => f.score)) : w.score;
-        if (w.facts.length ? facts.length === 0 : w.score < floor) continue;
-        legs[w.candidate.record.id] = w.candidate.legs;
-        noteCosine(w.candidate);
-        data.episodes.push(episodeItem(w.candidate.record, score, facts));
-      }
-      data.episodes.sort((a, b) => b.score - a.score);
+      shapeCompeting(recall(request.query, queryVector!, ['keyword', 'vector']));
     } else {
       const result = await agenticRetrieve(request.query, {
         ...options,
@@ -122,15 +126,19 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
         notice,
         recall: async (query) => {
           const vector = query === request.query ? queryVector! : (await embedQueries(deps.embedder, [query], options))[0]!;
-          return recall(query, vector, ['keyword', 'vector']).sort((a, b) => b.rrf - a.rrf);
+          return recall(query, vector, ['keyword', 'vector']).sort((a, b) => b.fused - a.fused);
         },
       });
       rounds = result.rounds;
       supplementary = result.supplementaryQueries;
-      for (const c of result.candidates.filter((c) => c.score >= floor).slice(0, limit)) {
-        legs[c.record.id] = c.legs;
-        noteCosine(c);
-        data.episodes.push(episodeItem(c.record, c.score, nestFacts(c, floor, 'score')));
+      // Reranked candidates carry the reranker's scores, which facts cannot compete with.
+      if (!deps.reranker) shapeCompeting(result.candidates);
+      else {
+        for (const c of result.candidates.filter((c) => c.score >= floor).slice(0, limit)) {
+          legs[c.record.id] = c.legs;
+          noteCosine(c);
+          data.episodes.push(episodeItem(c.record, c.score, nestFacts(c, floor, 'score')));
+        }
       }
     }
 

@@ -7,6 +7,7 @@ import type { Scope } from '../contract/requests.js';
 import type { Embedder, ModelCallOptions } from '../models/ports.js';
 import { embeddingText, type AgentCaseRecord, type AtomicFactRecord, type EpisodeRecord, type ForesightRecord, type MemoryRecord, type ProfileRecord } from '../records.js';
 import type { Extraction, Segment } from './extraction.js';
+import { participantUnits } from './participant-units.js';
 import { mergeProfile } from './profile-rules.js';
 
 export interface IngestContext extends ModelCallOptions {
@@ -41,7 +42,7 @@ export async function recordsFromExtraction(segment: Segment, extraction: Extrac
       subject: e.subject, summary: e.summary, episode: e.episode,
     };
     out.push(episode);
-    for (const f of e.facts) {
+    for (const f of [...e.facts, ...participantUnits(segment.messages, e)]) {
       const fact: AtomicFactRecord = {
         ...base, ...scope, id: ctx.newId('af'), kind: 'atomic_fact', session_id: segment.session_id, timestamp: f.timestamp,
         sender_ids: f.sender_ids, source_message_ids: f.source_message_ids, parent_type: 'episode', parent_id: episode.id, content: f.content, evidence: f.evidence,

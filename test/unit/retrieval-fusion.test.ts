@@ -1,0 +1,104 @@
+/**
+ * The pieces of hybrid retrieval that must hold on any conversation: both legs on one scale
+ * (a word found in one episode of many stands out), what the other participant said is
+ * retrievable with attribution, and agentic search asks each part of a joined question.
+ */
+import { describe, expect, it } from 'vitest';
+import { createMemory } from '../../src/engine.js';
+import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
+import { decomposeQuery } from '../../src/search/decompose.js';
+import { fuseLegs, legScale } from '../../src/search/scores.js';
+import { participantUnits, passages } from '../../src/write/participant-units.js';
+import type { BufferedMessage } from '../../src/records.js';
+import { DAY, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
+
+describe('leg scales', () => {
+  it('a BM25 hit among many non-matches stands out; a miss sits at the bottom', () => {
+    const keyword = legScale([7.5], 40, 0);
+    expect(keyword.z(7.5)).toBeGreaterThan(5);
+    expect(keyword.z(undefined)).toBeLessThan(0);
+    expect(keyword.z(undefined)).toBe(keyword.z(0));
+  });
+
+  it('a cosine under the radius stands at the pool\'s lowest, never above a found item', () => {
+    const vector = legScale([0.9, 0.5, 0.4, 0.3], 4);
+    expect(vector.z(undefined)).toBe(vector.z(0.3));
+    expect(vector.z(0.1)).toBe(vector.z(0.3));
+    expect(vector.z(0.9)).toBeGreaterThan(vector.z(0.5));
+  });
+
+  it('a leg that says nothing (no hits, or all equal) adds nothing', () => {
+    expect(legScale([], 10, 0).z(undefined)).toBe(0);
+    expect(legScale([0.2, 0.2, 0.2], 3).z(0.2)).toBe(0);
+    expect(fuseLegs(0, 2)).toBe(1);
+  });
+});
+
+describe('participant units', () => {
+  const message = (sender_id: string, role: BufferedMessage['role'], content: string, i: number): BufferedMessage => ({
+    kind: 'message', id: `m${i}`, app_id: 'default', project_id: 'default', session_id: 's', seq: i, sender_id, sender_name: null, role,
+    timestamp: MONDAY_9AM + i, content, tool_calls: null, tool_call_id: null, message_id: `c${i}`,
+  });
+
+  it('attributes every other speaker\'s words, verbatim, in passages of whole sentences', () => {
+    const units = participantUnits([
+      message('kim', 'user', 'Where should I eat in Lisbon?', 0),
+      message('bot', 'assistant', 'Try Cervejaria Ramiro for seafood. Book ahead on weekends.\n1. Taberna da Rua das Flores', 1),
+      message('bot', 'tool', '{"results": 3}', 2),
+    ], { owner_type: 'user', owner_id: 'kim' });
+    expect(units.map((u) => u.content)).toEqual(['bot replied: Try Cervejaria Ramiro for seafood. Book ahead on weekends. 1. Taberna da Rua das Flores']);
+    expect(units[0]!.source_message_ids).toEqual(['c1']);
+    expect(units[0]!.evidence).toBe('Try Cervejaria Ramiro for seafood. Book ahead on weekends. 1. Taberna da Rua das Flores');
+  });
+
+  it('a user and an agent of the same id are different speakers', () => {
+    const units = participantUnits([message('zed', 'user', 'Hello there.', 0), message('zed', 'assistant', 'Hi, I am the agent.', 1)], { owner_type: 'user', owner_id: 'zed' });
+    expect(units.map((u) => u.content)).toEqual(['zed replied: Hi, I am the agent.']);
+  });
+
+  it('packs short sentences together and keeps a long one whole', () => {
+    const long = `Word ${'word '.repeat(100).trim()}.`;
+    expect(passages(`One. Two. ${long}`, 50)).toEqual(['One. Two.', long]);
+  });
+
+  it('makes what the assistant recommended findable from the user\'s memory, attributed', async () => {
+    const memory = await createMemory({ embedder: await createDefaultEmbedder() });
+    await remember(memory, 'food', [
+      said('kim', 'I am visiting Lisbon next week. Any tips?', MONDAY_9AM),
+      replied('guide', 'Eat grilled sardines at Cervejaria Ramiro. The tram 28 is crowded, go early.', MONDAY_9AM + 60_000),
+    ]);
+    await remember(memory, 'other', [said('kim', 'My sister adopted a grey kitten called Pixel.', MONDAY_9AM + DAY)]);
+    for (const method of ['keyword', 'vector', 'hybrid'] as const) {
+      const { data } = await memory.search({ user_id: 'kim', query: 'Which restaurant did you recommend for sardines?', method, top_k: 1 });
+      expect(data.episodes[0]?.session_id, method).toBe('food');
+    }
+    const { data } = await memory.search({ user_id: 'kim', query: 'which restaurant for grilled sardines', method: 'hybrid', top_k: 1 });
+    expect(data.episodes[0]!.atomic_facts.map((f) => f.content)).toContain('guide replied: Eat grilled sardines at Cervejaria Ramiro. The tram 28 is crowded, go early.');
+    await memory.close();
+  });
+});
+
+describe('query decomposition (agentic without an LLM)', () => {
+  it('asks each joined part with the question around it', () => {
+    expect(decomposeQuery('Which cities have both Alice and Bob visited?')).toEqual(['Which cities have Alice visited', 'Which cities have Bob visited']);
+    expect(decomposeQuery('Did I spend more on the bike or the car?')).toEqual(['Did I spend more on the bike', 'Did I spend more on the car']);
+    expect(decomposeQuery('Have I been to Paris, Rome and Berlin?')).toEqual(['Have I been to Paris', 'Have I been to Rome', 'Have I been to Berlin']);
+  });
+
+  it('leaves a question that joins nothing alone', () => {
+    expect(decomposeQuery('What is my favorite color?')).toEqual([]);
+    expect(decomposeQuery('How many different doctors did I visit?')).toEqual([]);
+  });
+
+  it('runs the parts as a second round, listed in the trace, and finds both sides', async () => {
+    const memory = await createMemory({ embedder: await createDefaultEmbedder() });
+    await remember(memory, 'alice', [said('kim', 'Alice told me she loved her trip to Kyoto and Osaka.', MONDAY_9AM)]);
+    await remember(memory, 'bob', [said('kim', 'Bob spent two weeks hiking around Kyoto in spring.', MONDAY_9AM + DAY)]);
+    for (let i = 0; i < 6; i++) await remember(memory, `noise${i}`, [said('kim', `We talked about the weather and groceries, day ${i}.`, MONDAY_9AM + (i + 2) * DAY)]);
+    const { response, trace } = await memory.searchWithTrace({ user_id: 'kim', query: 'Which cities have both Alice and Bob visited?', method: 'agentic', top_k: 2 });
+    expect(trace.rounds).toBe(2);
+    expect(trace.supplementary_queries).toEqual(['Which cities have Alice visited', 'Which cities have Bob visited']);
+    expect(response.data.episodes.map((e) => e.session_id).sort()).toEqual(['alice', 'bob']);
+    await memory.close();
+  });
+});
