@@ -98,15 +98,14 @@ export interface FusedCalibration {
 }
 
 /**
- * The fused-value calibration of episodes (units) and of their facts (children). A fused value is
- * a standardised quantity, so one pair of constants serves any embedding model. Fitted by
- * `bench/calibrate.ts` on the fit half of LongMemEval-S (both protocols); `bench:quality` checks
- * them on the other half (its reliability table).
+ * The fused-value calibration, one for episodes and facts alike: the granularity competition
+ * weighs a fact against an episode by these scores, so one fused value must mean one chance for
+ * both. A fused value is a standardised quantity, so the constants serve any embedding model.
+ * Fitted by `bench/calibrate.ts` on the episodes that hybrid search returns for the fit half of
+ * LongMemEval-S (both protocols); `bench:quality` checks them on the other half (its reliability
+ * table, episodes and facts apart).
  */
-export const FUSED_CALIBRATION: { unit: FusedCalibration; child: FusedCalibration } = {
-  unit: { slope: 1.9303, bias: -4.9797 },
-  child: { slope: 1.9303, bias: -4.9797 },
-};
+export const FUSED_CALIBRATION: FusedCalibration = { slope: 1.9303, bias: -4.9797 };
 
 /** The chance that an item holds the answer, given its fused value. */
 export function relevance(fused: number, c: FusedCalibration): number {
