@@ -65,8 +65,14 @@ export function entityId(name: string): string {
   return `e:${name.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '')}`;
 }
 
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const LETTER = /\p{L}/u;
+
+/** Where `name` first stands as whole words in `text`, or -1. */
+function wordAt(text: string, name: string): number {
+  for (let i = text.indexOf(name); i >= 0; i = text.indexOf(name, i + 1)) {
+    if (!LETTER.test(text[i - 1] ?? ' ') && !LETTER.test(text[i + name.length] ?? ' ')) return i;
+  }
+  return -1;
 }
 
 /** Builds the graph of one segment from its readings and the episodes extracted from them. */
@@ -137,7 +143,7 @@ export function buildEntityGraph(readings: readonly GraphReading[], episodes: re
     const known = [...entities.values()].filter((e) => e.type !== 'concept').sort((a, b) => b.name.length - a.name.length);
     for (const claim of r.claims) {
       if (claim.plan) continue;
-      const at = (e: GraphEntity) => claim.content.search(new RegExp(`(?<![\\p{L}])${escape(e.name)}(?![\\p{L}])`, 'u'));
+      const at = (e: GraphEntity) => wordAt(claim.content, e.name);
       const found = known.map((e) => ({ e, i: at(e) })).filter((x) => x.i >= 0).sort((a, b) => a.i - b.i);
       // "Maya's sister Ana lives in …": the subject is what is possessed, not its owner.
       let first = 0;
