@@ -147,8 +147,13 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
   const question = /[?？]\s*$/.test(sentence.text);
   const own = new Set([speaker.name]);
   if (question) {
+    // A question is no claim, but what was asked is worth remembering: "Maya asked: Can Assistant
+    // recommend a book about Rome?" (pronouns resolved like a claim's; none if one stands for nothing).
+    const tokens = stripLead(sentence.tokens);
+    const resolved = resolvePronouns(tokens, mentions, own);
     noteMentions(sentence.tokens, speaker.name, mentions, speaker.listener);
-    return { claims: [], ownClauses: [] };
+    const asked = rewrite(tokens, speaker, now, resolved, true);
+    return { claims: asked ? [asked] : [], ownClauses: [] };
   }
   const claims: Claim[] = [];
   const ownClauses: Token[][] = [];
@@ -191,8 +196,9 @@ function isContent(tokens: readonly Token[]): boolean {
   return words.length > 6 || !SMALL_TALK.test(words.map((w) => w.text).join(' '));
 }
 
-function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<number, string> | null): Claim | null {
-  if (!resolved || !isContent(tokens)) return null;
+function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<number, string> | null, question = false): Claim | null {
+  // A question of a few words is small talk ("How are you?").
+  if (!resolved || !(question ? tokens.filter((t) => t.pos !== 'PUNCT').length >= 5 : isContent(tokens))) return null;
   const evidence = tokens.map((t, i) => (i === 0 ? t.text : t.space + t.text)).join('').trim();
   const firstPerson = tokens.some((t) => (t.lower === 'i' && t.pos === 'PRON') || t.lower === 'my' || t.lower === 'me' || t.lower === 'we' || t.lower === 'our');
   const future = FUTURE.test(evidence) && !/\b(was|were|had|did)\b/i.test(evidence);
@@ -252,14 +258,15 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
     } else if (speakerSubject && !modal && t.pos === 'VERB' && lower === t.lemma.toLowerCase() && tokens[i - 1] && (tokens[i - 1]!.pos === 'CCONJ' || (tokens[i - 1]!.pos === 'ADV' && tokens[i - 2]?.pos === 'CCONJ'))) {
       text = thirdPerson(t.text); // "… and then visit Kyoto" shares the subject "I"
     }
-    pieces.push({ text, space: pieces.length ? t.space || (t.pos === 'PUNCT' ? '' : ' ') : '' });
+    pieces.push({ text, space: pieces.length ? t.space : '' });
   }
-  while (pieces.length && /^[,.!;:…]+$/.test(pieces[pieces.length - 1]!.text)) pieces.pop();
+  while (pieces.length && /^[,.!?;:…]+$/.test(pieces[pieces.length - 1]!.text)) pieces.pop();
   if (moved) pieces.push({ text: moved, space: ' ' });
   let body = pieces.map((p, i) => (i === 0 ? p.text : p.space + p.text)).join('');
   body = body.replace(/\s+([,.;:!?])/g, '$1').trim();
   if (!body) return null;
   const direct = firstPerson || namedSubject || /^\p{Lu}/u.test(body) && tokens[0]?.pos === 'PROPN';
+  if (question) return { content: `${name} asked: ${capitalise(body)}?`, evidence, plan: false, due_at: null, dates, tokens, firstPerson: false };
   const content = direct ? `${capitalise(body)}.` : `${name} said that ${body.charAt(0).toLowerCase() + body.slice(1)}.`;
   const today = Math.floor(now / DAY) * DAY;
   const ahead = dates.filter((d) => d.at >= today);
