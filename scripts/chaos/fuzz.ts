@@ -139,7 +139,7 @@ export async function runHttpFuzz(rng: Rng, options: FuzzOptions): Promise<FuzzR
     const health: HttpCase = { ...probe, route: 'health', family: 'health', method: 'GET', path: '/health', body: null, headers: {} };
     const answers = [await send(health, { port: again.port, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes }), await send(probe, { port: again.port, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes })];
     restartOk = answers.every((a) => a.status === 200);
-    if (!restartOk) violations.add({ where: 'restart', kind: 'after-fuzz', violation: 'reopened-but-not-answering', request: 'GET /health; POST search', answer: answers.map(describeAnswer).join(' | ') });
+    if (!restartOk) violations.add({ where: 'restart', kind: 'after-fuzz', violation: 'reopened-but-not-answering', request: 'GET /health; POST search', answer: `${answers.map(describeAnswer).join(' | ')} | server log: ${preview(again.output().split('\n').filter((l) => l.includes('unexpected') || l.includes('    at ')).slice(0, 12).join('\n'), 1500)}` });
     await again.stop();
   } catch (error) {
     const out = error instanceof StartFailure ? error.output : String(error);
