@@ -128,6 +128,14 @@ describe('CJK', () => {
   });
 });
 
+describe('questions', () => {
+  it('are kept as what the user asked, pronouns resolved, never as a claim or a plan', async () => {
+    const out = await createRulesExtractor().extract(segment([['user', 'Can you recommend a good book about the history of Rome?'], ['assistant', 'Try SPQR by Mary Beard.'], ['user', 'How are you?']]));
+    expect(out.episodes[0]!.facts.map((f) => f.content)).toEqual(['Maya asked: Can Assistant recommend a good book about the history of Rome?']);
+    expect(out.episodes[0]!.foresight).toEqual([]);
+  });
+});
+
 describe('what is no fact', () => {
   it('greetings, reactions, questions and unresolvable pronouns give none; the episode keeps the words', async () => {
     const out = await createRulesExtractor().extract(segment([
