@@ -3,7 +3,7 @@
  *
  * - `--mb 100`: writes a store of about that many MB (episodes with 1.5 KB of text and a
  *   384-float vector, 1 000 per batch), closes it, and times the reopen (open with its
- *   quick_check and schema check, then `loadAll` with every row's checksum) and one forgetting
+ *   integrity_check and schema check, then `loadAll` with every row's checksum) and one forgetting
  *   delete (row delete, then a WAL checkpoint).
  * - `--profile-rounds 60`: upserts one 9 MB profile that many times, then reports the files' size
  *   and the reopen time (an append-only log grew by 9 MB a round).
@@ -82,7 +82,7 @@ async function bigStore(targetMb: number): Promise<void> {
     const purgeMs = ms(purgeStart);
     await again.close();
     Object.assign(figures, { big_store: { records: items.length, db_mb: +(bytes / MB).toFixed(1), write_ms: writeMs, open_ms: openMs, load_all_ms: loadMs, reopen_ms: openMs + loadMs, purge_one_ms: purgeMs } });
-    say(`${items.length} records, ${(bytes / MB).toFixed(1)} MB database: written in ${writeMs} ms; reopen ${openMs} ms (open, quick_check, schema) + ${loadMs} ms (loadAll, checksums) = ${openMs + loadMs} ms; a forgetting delete of one record ${purgeMs} ms`);
+    say(`${items.length} records, ${(bytes / MB).toFixed(1)} MB database: written in ${writeMs} ms; reopen ${openMs} ms (open, integrity_check, schema) + ${loadMs} ms (loadAll, checksums) = ${openMs + loadMs} ms; a forgetting delete of one record ${purgeMs} ms`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

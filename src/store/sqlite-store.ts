@@ -4,7 +4,7 @@
  * a CRC32 of both); a batch is one transaction; WAL with `synchronous = FULL`, so a commit that
  * resolved survives SIGKILL and power loss. Why these choices:
  *
- * - Damage is never silent. `PRAGMA quick_check` runs on open and every row's checksum is checked
+ * - Damage is never silent. `PRAGMA integrity_check` runs on open and every row's checksum is checked
  *   by `loadAll`: a flipped byte is a STORAGE_CORRUPT naming the path and the damaged ids, and
  *   nothing is dropped or overwritten. `repairSqliteStore` (sqlite-repair.ts) is the way out.
  * - Forgetting is physical. `secure_delete` zeroes deleted content, and a purge batch is followed
@@ -115,11 +115,20 @@ function openDatabase(Sqlite: typeof BetterSqlite3, file: string, lockTimeoutMs:
     db.pragma('secure_delete = ON');
     // A WAL grown by one big batch shrinks back after the next checkpoint.
     db.pragma('journal_size_limit = 67108864');
-    const problems = (db.pragma('quick_check(20)') as { quick_check: string }[]).map((r) => r.quick_check);
+    // integrity_check rather than quick_check: it also compares each primary-key index with its
+    // table, and a damaged index entry would make a lookup by id miss (a delete that deletes
+    // nothing, metadata that reads as unset) without any other sign.
+    const problems = (db.pragma('integrity_check(20)') as { integrity_check: string }[]).map((r) => r.integrity_check);
     if (problems.length !== 1 || problems[0] !== 'ok') {
       throw createError('STORAGE_CORRUPT', { message: `the memory database is damaged (${problems[0] ?? 'no answer'})`, details: { path: file, problems, repair: REPAIR_HINT } });
     }
     ensureSchema(Sqlite, db, file);
+    // Metadata is read by key: a hit key would read as "not set" rather than fail its checksum.
+    for (const row of db.prepare(`SELECT key, value, checksum FROM ${META_TABLE}`).iterate() as Iterable<{ key: unknown; value: unknown; checksum: unknown }>) {
+      if (typeof row.key !== 'string' || typeof row.value !== 'string' || metaChecksum(row.key, row.value) !== row.checksum) {
+        throw createError('STORAGE_CORRUPT', { message: 'the memory metadata is damaged', details: { path: file, meta_key: String(row.key), repair: REPAIR_HINT } });
+      }
+    }
     return db;
   } catch (error) {
     db.close();

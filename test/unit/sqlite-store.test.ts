@@ -179,6 +179,26 @@ describe('a damaged database', () => {
     expect(outcomes.corrupt).toBeGreaterThan(10);
   });
 
+  it('a flipped byte in a key, in its row or in its primary-key index, is STORAGE_CORRUPT', async () => {
+    const clean = await written();
+    // An index entry hit would make a lookup by key miss: metadata reading as unset, a delete deleting nothing.
+    for (const key of ['embedder', 'f23']) {
+      const offsets: number[] = [];
+      for (let at = clean.indexOf(key); at >= 0; at = clean.indexOf(key, at + 1)) offsets.push(at);
+      expect(offsets.length, key).toBeGreaterThanOrEqual(2);
+      for (const at of offsets) {
+        const damaged = Buffer.from(clean);
+        damaged[at + 2] = damaged[at + 2]! ^ 0x08;
+        await writeFile(join(dir, SQLITE_FILE), damaged);
+        const outcome = await createSqliteStore(dir).then(
+          (store) => store.loadAll().then(() => store.getMeta('embedder')).finally(() => store.close()),
+          (error: unknown) => Promise.reject(error),
+        ).then(() => 'opened', (error: unknown) => (isMemoryError(error) ? error.code : String(error)));
+        expect(outcome, `${key} at byte ${at}`).toBe('STORAGE_CORRUPT');
+      }
+    }
+  });
+
   it('a header SQLite would read as "read-only" or "unsupported format" is STORAGE_CORRUPT too', async () => {
     const clean = await written();
     // Byte 18: the file format's write version; byte 47: the schema format.
