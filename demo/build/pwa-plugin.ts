@@ -97,6 +97,8 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
         logLevel: config.logLevel === 'error' || config.logLevel === 'silent' ? config.logLevel : 'warn',
         publicDir: false,
         plugins: [browserNodeFs()],
+        // The language model stays out of sw.js (see sw-no-language-model.ts for why and what follows).
+        resolve: { alias: { 'wink-eng-lite-web-model': resolve(import.meta.dirname, 'sw-no-language-model.ts') } },
         define: {
           __PRECACHE_FILES__: JSON.stringify(files),
           __CACHE_VERSION__: JSON.stringify(version),
