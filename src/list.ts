@@ -15,7 +15,8 @@ export function listMemories(req: ResolvedGet, partition: Partition | undefined,
   const kind = req.memory_type;
   let matching: MemoryRecord[] = [];
   if (kind === 'profile') matching = profile ? [profile] : [];
-  else if (partition) matching = [...partition.records.values()].filter((r) => r.kind === kind);
+  // Verbatim passages serve search only: the owner's facts are the claims the extractor made.
+  else if (partition) matching = [...partition.records.values()].filter((r) => r.kind === kind && !(r.kind === 'atomic_fact' && r.passage));
   if (req.filters) matching = matching.filter((r) => req.filters!.test(r));
   const direction = req.sort_order === 'asc' ? 1 : -1;
   matching.sort((a, b) => direction * (a[req.sort_by] - b[req.sort_by]) || (a.id < b.id ? -1 : 1));
@@ -26,7 +27,7 @@ export function listMemories(req: ResolvedGet, partition: Partition | undefined,
   switch (kind) {
     case 'episode':
       for (const r of page as EpisodeRecord[]) {
-        const facts = (partition?.childrenOf(r.id) ?? []) as (AtomicFactRecord | ForesightRecord)[];
+        const facts = ((partition?.childrenOf(r.id) ?? []) as (AtomicFactRecord | ForesightRecord)[]).filter((f) => !(f.kind === 'atomic_fact' && f.passage));
         data.episodes.push(episodeItem(r, 0, facts.sort((a, b) => a.timestamp - b.timestamp).map((f) => factItem(f, 0))));
       }
       break;

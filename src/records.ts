@@ -44,6 +44,12 @@ export interface AtomicFactRecord extends RecordBase {
   content: string;
   /** The words as spoken, which `content` restates. */
   evidence: string;
+  /**
+   * True for a verbatim passage of the conversation ("Mel said: …") kept so that search sees
+   * everything said, not a claim the extractor made: searched and nested like a fact, but not
+   * listed among the owner's facts. Absent on facts.
+   */
+  passage?: true;
 }
 
 export interface ForesightRecord extends RecordBase {

@@ -270,6 +270,8 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   const content = direct ? `${capitalise(body)}.` : `${name} said that ${body.charAt(0).toLowerCase() + body.slice(1)}.`;
   const today = Math.floor(now / DAY) * DAY;
   const ahead = dates.filter((d) => d.at >= today);
-  const plan = speakerSubject && !/\b(was|were|had|did|went)\b/i.test(evidence) && (FUTURE.test(evidence) || (ahead.length > 0 && ahead.length === dates.length));
+  // "I watered the beds today": a date that is not past does not make a past-tense verb a plan.
+  const pastVerb = tokens.some((t) => t.pos === 'VERB' && /ed$/.test(t.lower) && t.lower !== t.lemma.toLowerCase());
+  const plan = speakerSubject && !/\b(was|were|had|did|went)\b/i.test(evidence) && (FUTURE.test(evidence) || (!pastVerb && ahead.length > 0 && ahead.length === dates.length));
   return { content, evidence, plan, due_at: plan ? ahead[ahead.length - 1]?.at ?? null : null, dates, tokens, firstPerson };
 }

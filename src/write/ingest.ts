@@ -42,10 +42,12 @@ export async function recordsFromExtraction(segment: Segment, extraction: Extrac
       subject: e.subject, summary: e.summary, episode: e.episode,
     };
     out.push(episode);
-    for (const f of [...e.facts, ...participantUnits(segment.messages, e)]) {
+    const passages = participantUnits(segment.messages, e, [...e.facts, ...e.foresight]);
+    for (const [i, f] of [...e.facts, ...passages].entries()) {
       const fact: AtomicFactRecord = {
         ...base, ...scope, id: ctx.newId('af'), kind: 'atomic_fact', session_id: segment.session_id, timestamp: f.timestamp,
         sender_ids: f.sender_ids, source_message_ids: f.source_message_ids, parent_type: 'episode', parent_id: episode.id, content: f.content, evidence: f.evidence,
+        ...(i >= e.facts.length ? { passage: true as const } : {}),
       };
       out.push(fact);
     }

@@ -1,10 +1,11 @@
 /**
- * What the other participants said, as retrievable units of the owner's episode. An episode's
- * facts are the owner's own claims; a question about what the other side said ("what did you
- * recommend?", "what did Mel say about the trip?") would otherwise reach only the episode's long
- * text, which the vector leg scores by its facts. Every other speaker's words become short
- * attributed passages ("Mel said: …"), verbatim, so both legs see the whole conversation. They
- * are made here, after any extractor, so the rules and an LLM extractor get the same coverage.
+ * What the conversation said beyond the owner's facts, as retrievable units of the owner's
+ * episode. An episode's facts are the owner's clean claims; a question about what the other side
+ * said ("what did you recommend?", "what did Mel say about the trip?"), or about something the
+ * owner asked or listed, would otherwise reach only the episode's long text, which the vector leg
+ * scores by its facts. Those words become short attributed passages ("Mel said: …"), verbatim, so
+ * both legs see the whole conversation. They are made here, after any extractor, so the rules and
+ * an LLM extractor get the same coverage.
  */
 import { extractText } from '../contract/requests.js';
 import { provenanceId, sentBy, type BufferedMessage, type Scope } from '../records.js';
@@ -36,16 +37,26 @@ export function passages(text: string, max = UNIT_CHARS): string[] {
   return out;
 }
 
-/** The attributed passages of every message in `messages` not sent by `owner` (tool results are the agent's working, not words said). */
-export function participantUnits(messages: readonly BufferedMessage[], owner: Pick<Scope, 'owner_type' | 'owner_id'>): ExtractedStatement[] {
+/**
+ * The attributed passages of a conversation that the owner's facts do not already hold: every
+ * other speaker's words, and the owner's own sentences that no extracted fact was made from
+ * (questions, lists, asides: the facts are only the clean claims). Tool results are the agent's
+ * working, not words said.
+ */
+export function participantUnits(messages: readonly BufferedMessage[], owner: Pick<Scope, 'owner_type' | 'owner_id'>, facts: readonly Pick<ExtractedStatement, 'evidence'>[] = []): ExtractedStatement[] {
+  const covered = facts.map((f) => fold(f.evidence)).filter(Boolean);
   const out: ExtractedStatement[] = [];
   for (const m of messages) {
-    if (sentBy(m, owner) || m.role === 'tool') continue;
+    if (m.role === 'tool') continue;
+    const own = sentBy(m, owner);
     const name = m.sender_name?.trim() || m.sender_id;
     const verb = m.role === 'assistant' ? 'replied' : 'said';
-    for (const passage of passages(extractText(m.content))) {
+    const text = own ? sentences(extractText(m.content)).filter((s) => !covered.some((c) => c.includes(fold(s)) || fold(s).includes(c))).join('\n') : extractText(m.content);
+    for (const passage of passages(text)) {
       out.push({ content: `${name} ${verb}: ${passage}`, evidence: passage, timestamp: m.timestamp, sender_ids: [m.sender_id], source_message_ids: [provenanceId(m)] });
     }
   }
   return out;
 }
+
+const fold = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();

@@ -169,8 +169,9 @@ describe('filters', () => {
     expect((await list({ filters: { sender_id: 'nobody' } })).data.total_count).toBe(0);
 
     const [plans] = (await list({ filters: { session_id: 'plans' } })).data.episodes;
-    const facts = await list({ memory_type: 'atomic_fact', filters: { parent_id: plans!.id } });
-    expect(facts.data.total_count).toBeGreaterThan(0);
+    // The session states two plans and no other claim: its children are foresight.
+    const facts = await list({ memory_type: 'foresight', filters: { parent_id: plans!.id } });
+    expect(facts.data.total_count).toBe(2);
     expect(facts.data.episodes.map((e) => e.id)).toEqual([plans!.id]);
   });
 

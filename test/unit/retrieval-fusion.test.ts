@@ -40,19 +40,19 @@ describe('participant units', () => {
     timestamp: MONDAY_9AM + i, content, tool_calls: null, tool_call_id: null, message_id: `c${i}`,
   });
 
-  it('attributes every other speaker\'s words, verbatim, in passages of whole sentences', () => {
+  it('attributes every other speaker\'s words and the owner\'s sentences no fact holds, verbatim, in passages of whole sentences', () => {
     const units = participantUnits([
-      message('kim', 'user', 'Where should I eat in Lisbon?', 0),
+      message('kim', 'user', 'I moved to Lisbon in May. Where should I eat?', 0),
       message('bot', 'assistant', 'Try Cervejaria Ramiro for seafood. Book ahead on weekends.\n1. Taberna da Rua das Flores', 1),
       message('bot', 'tool', '{"results": 3}', 2),
-    ], { owner_type: 'user', owner_id: 'kim' });
-    expect(units.map((u) => u.content)).toEqual(['bot replied: Try Cervejaria Ramiro for seafood. Book ahead on weekends. 1. Taberna da Rua das Flores']);
-    expect(units[0]!.source_message_ids).toEqual(['c1']);
-    expect(units[0]!.evidence).toBe('Try Cervejaria Ramiro for seafood. Book ahead on weekends. 1. Taberna da Rua das Flores');
+    ], { owner_type: 'user', owner_id: 'kim' }, [{ evidence: 'I moved to Lisbon in May' }]);
+    expect(units.map((u) => u.content)).toEqual(['kim said: Where should I eat?', 'bot replied: Try Cervejaria Ramiro for seafood. Book ahead on weekends. 1. Taberna da Rua das Flores']);
+    expect(units[1]!.source_message_ids).toEqual(['c1']);
+    expect(units[1]!.evidence).toBe('Try Cervejaria Ramiro for seafood. Book ahead on weekends. 1. Taberna da Rua das Flores');
   });
 
   it('a user and an agent of the same id are different speakers', () => {
-    const units = participantUnits([message('zed', 'user', 'Hello there.', 0), message('zed', 'assistant', 'Hi, I am the agent.', 1)], { owner_type: 'user', owner_id: 'zed' });
+    const units = participantUnits([message('zed', 'user', 'Hello there.', 0), message('zed', 'assistant', 'Hi, I am the agent.', 1)], { owner_type: 'user', owner_id: 'zed' }, [{ evidence: 'Hello there' }]);
     expect(units.map((u) => u.content)).toEqual(['zed replied: Hi, I am the agent.']);
   });
 
