@@ -196,6 +196,17 @@ function isContent(tokens: readonly Token[]): boolean {
   return words.length > 6 || !SMALL_TALK.test(words.map((w) => w.text).join(' '));
 }
 
+/** Auxiliaries that, placed before the subject, leave the main verb in its base form. */
+const BASE_AFTER = new Set([...MODALS, 'do', 'does', 'did']);
+
+/** The subject at `i` follows an auxiliary that governs its verb (a question's inversion: "Can I …", "Where did I …"). */
+function inverted(tokens: readonly Token[], i: number): boolean {
+  let j = i - 1;
+  while (j >= 0 && (tokens[j]!.pos === 'ADV' || tokens[j]!.pos === 'PART')) j--; // "Should I not …", "Did I ever …"
+  const before = tokens[j];
+  return before !== undefined && (before.pos === 'AUX' || before.pos === 'VERB') && BASE_AFTER.has(before.lower);
+}
+
 function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<number, string> | null, question = false): Claim | null {
   // A question of a few words is small talk ("How are you?").
   if (!resolved || !(question ? tokens.filter((t) => t.pos !== 'PUNCT').length >= 5 : isContent(tokens))) return null;
@@ -237,7 +248,9 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
         text = name;
         conjugate = true;
         speakerSubject = true;
-        modal = false;
+        // "should I pick", "do I need", "did I leave": the auxiliary came first and carries the
+        // tense, so the verb after the subject keeps its base form ("should Ann pick").
+        modal = inverted(tokens, i);
       } else if (lower === 'my' || lower === 'mine' || lower === 'our' || lower === 'ours') text = `${name}'s`;
       else if (lower === 'me' || lower === 'myself') text = name;
       else if (lower === 'we' || lower === 'us') {
@@ -251,7 +264,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       }
     } else if (conjugate && (t.pos === 'VERB' || t.pos === 'AUX')) {
       if (MODALS.has(lower)) modal = true;
-      else if (!modal && lower === t.lemma.toLowerCase() || lower === 'am' || lower === 'have' || lower === 'do' || lower === 'were') text = thirdPerson(t.text);
+      else if (!modal && (lower === t.lemma.toLowerCase() || lower === 'am' || lower === 'have' || lower === 'do' || lower === 'were')) text = thirdPerson(t.text);
       conjugate = false;
     } else if (conjugate && t.pos !== 'ADV' && t.pos !== 'PART') {
       conjugate = false;

@@ -194,7 +194,7 @@ describe('search', () => {
     const plan = rome.edges.find((e) => e.edge_uuid.startsWith('fs_'))!;
     expect(plan).toMatchObject({ name: 'plans', target_node: 'Rome', source_node: 'Ann' });
     const question = (await search({ query: 'web framework for the gateway', limit: 10 })).edges[0];
-    expect(question).toMatchObject({ name: 'asked', source_node: 'Ann', fact: 'Ann asked: Which web framework should I pick for the gateway?' });
+    expect(question).toMatchObject({ name: 'asked', source_node: 'Ann', fact: 'Ann asked: Which web framework should Ann pick for the gateway?' });
     const toolchain = await search({ query: 'toolchain version pinned', limit: 10 });
     const note = toolchain.edges.find((e) => idsOf((r) => r.kind === 'knowledge').has(e.edge_uuid))!;
     expect(note).toMatchObject({ name: 'noted', target_node: 'Rust toolchain', fact: 'The team pins Rust 1.80 in rust-toolchain.toml.' });

@@ -134,6 +134,16 @@ describe('questions', () => {
     expect(out.episodes[0]!.facts.map((f) => f.content)).toEqual(['Maya asked: Can Assistant recommend a good book about the history of Rome?']);
     expect(out.episodes[0]!.foresight).toEqual([]);
   });
+
+  it('keep the base verb after a modal or do/does/did that comes before the speaker', async () => {
+    const asked = async (text: string) => (await createRulesExtractor().extract(segment([['user', text]]))).episodes[0]!.facts.map((f) => f.content);
+    expect(await asked('Which web framework should I pick for the gateway?')).toEqual(['Maya asked: Which web framework should Maya pick for the gateway?']);
+    expect(await asked('Where did I leave the spare keys to the van?')).toEqual(['Maya asked: Where did Maya leave the spare keys to the van?']);
+    expect(await asked('Do I need a visa for the trip to Japan?')).toEqual(['Maya asked: Do Maya need a visa for the trip to Japan?']);
+    expect(await asked('Can I really bring my bike on the train?')).toEqual(["Maya asked: Can Maya really bring Maya's bike on the train?"]);
+    // Not inverted: the speaker's own verb still takes the third person.
+    expect(await asked('Why does the doctor say I need more sleep at night?')).toEqual(['Maya asked: Why does the doctor say Maya needs more sleep at night?']);
+  });
 });
 
 describe('what is no fact', () => {
