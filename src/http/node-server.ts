@@ -5,8 +5,9 @@
  * an optional token), and bodies reach the handler as a stream, so the handler's byte limit holds
  * memory to that limit whatever a client sends.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { MemoryError } from '../errors.js';
 import { errorResponse } from './handler.js';
 import { createLocalGuard, type LocalGuardPolicy } from './local-guard.js';
@@ -72,6 +73,9 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
   );
 }
 
+/** Methods the fetch standard forbids in a Request (it throws a TypeError on them). */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
 function toRequest(req: IncomingMessage, base: string, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [key, value] of Object.entries(req.headers)) {
@@ -134,14 +138,18 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   let guard = createLocalGuard({ ...policy, host, port: options.port ?? 8787 });
   let base = `http://${shown}`;
 
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
     let request: Request;
+    // TRACE, CONNECT and TRACK are methods fetch's Request refuses to hold: they are judged by the
+    // guard and answered 405 on a bodiless GET stand-in, so the route's error shape still applies.
+    let refusedMethod = false;
     try {
-      request = toRequest(req, base, controller.signal);
+      refusedMethod = FORBIDDEN_METHODS.has((req.method ?? '').toUpperCase());
+      request = refusedMethod ? toRequest(Object.assign(Object.create(req) as IncomingMessage, { method: 'GET' }), base, controller.signal) : toRequest(req, base, controller.signal);
     } catch {
       // Only a request-target no URL can hold gets here (the guard has not seen it yet).
       void send(req, res, new Response(JSON.stringify({ detail: 'Bad Request' }), { status: 400, headers: { 'content-type': 'application/json' } }));
@@ -151,12 +159,23 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       const verdict = await guard(request);
       if (verdict.error) return withHeaders(renderError(request, verdict.error), verdict.headers);
       if (verdict.response) return verdict.response;
+      if (refusedMethod) return withHeaders(renderError(request, new MemoryError('METHOD_NOT_ALLOWED')), verdict.headers);
       return withHeaders(await options.handler(request), verdict.headers);
     };
     answer()
       .catch((error: unknown) => errorResponse(error))
       .then((response) => send(req, res, response))
       .catch(() => res.destroy());
+  };
+  const server = createServer(handle);
+  // node:http hands CONNECT to a 'connect' listener with the bare socket (no listener: it is
+  // dropped); it is answered like any other request, 405 after the guard, and the socket closed.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const res = new ServerResponse(req);
+    res.assignSocket(socket as Socket);
+    res.shouldKeepAlive = false;
+    res.once('finish', () => socket.end());
+    handle(req, res);
   });
 
   return new Promise((resolve, reject) => {

@@ -223,39 +223,65 @@ function same(a: unknown, b: unknown): boolean {
  * folded in the same way. `at` is when the update was said (epoch ms).
  */
 export function mergeProfile(current: Record<string, unknown>, update: Record<string, unknown>, at: number | null = null): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...current };
-  const sources: Record<string, string[]> = { ...((current['sources'] as Record<string, string[]> | undefined) ?? {}) };
-  const history: ProfileHistoryEntry[] = [...((current['history'] as ProfileHistoryEntry[] | undefined) ?? [])];
-  const updateSources = (update['sources'] && typeof update['sources'] === 'object' ? update['sources'] : {}) as Record<string, string[]>;
-  if (Array.isArray(update['history'])) history.push(...(update['history'] as ProfileHistoryEntry[]));
+  // Every key a user sends is plain data: "constructor", "valueOf" or "__proto__" must neither read
+  // Object.prototype's methods nor set a prototype, so reads are own-property reads and the
+  // objects written have no prototype.
+  const out = plain(current);
+  const sources = plain<string[]>(record(own(current, 'sources')));
+  const history: ProfileHistoryEntry[] = [...arrayOf<ProfileHistoryEntry>(own(current, 'history'))];
+  const updateSources = plain<string[]>(record(own(update, 'sources')));
+  history.push(...arrayOf<ProfileHistoryEntry>(own(update, 'history')));
   for (const [key, value] of Object.entries(update)) {
     if (key === 'sources' || key === 'history' || key === 'summary') continue;
+    const stated = Array.isArray(own(updateSources, key)) ? (own(updateSources, key) as string[]) : undefined;
     if (Array.isArray(value)) {
-      const existing = Array.isArray(out[key]) ? (out[key] as unknown[]) : [];
+      const existing = arrayOf<unknown>(own(out, key));
       const merged = [...existing.filter((v) => !value.some((n) => same(n, v))), ...value];
       out[key] = merged.slice(-LIST_CAP);
-      if (updateSources[key]) sources[key] = [...new Set([...(sources[key] ?? []), ...updateSources[key]!])].slice(-LIST_CAP);
+      if (stated) sources[key] = [...new Set([...arrayOf<string>(own(sources, key)), ...stated])].slice(-LIST_CAP);
     } else if (value !== undefined) {
-      const previous = out[key];
+      const previous = own(out, key);
       if (previous !== undefined && previous !== null && !same(previous, value)) {
-        history.push({ field: key, value: previous, source_message_ids: sources[key] ?? [], superseded_at: at, superseded_by: value });
+        history.push({ field: key, value: previous, source_message_ids: arrayOf<string>(own(sources, key)), superseded_at: at, superseded_by: value });
       }
       out[key] = value;
-      if (updateSources[key]) sources[key] = updateSources[key]!;
+      if (stated) sources[key] = stated;
     }
   }
-  if (Object.keys(sources).length) out['sources'] = sources;
+  if (Object.keys(sources).length) out['sources'] = Object.fromEntries(Object.entries(sources));
   if (history.length) out['history'] = history.slice(-LIST_CAP);
   out['summary'] = summarizeProfile(out);
-  return out;
+  // An ordinary object again for callers (fromEntries defines, so "__proto__" stays a data key).
+  return Object.fromEntries(Object.entries(out));
+}
+
+/** A record's own property, never one inherited from Object.prototype. */
+function own(record: object, key: string): unknown {
+  return Object.hasOwn(record, key) ? (record as Record<string, unknown>)[key] : undefined;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function arrayOf<T>(value: unknown): T[] {
+  return Array.isArray(value) ? (value as T[]) : [];
+}
+
+/** A prototype-less copy of a record's own enumerable properties, so any key assigns as data. */
+function plain<T = unknown>(from: Record<string, unknown>): Record<string, T> {
+  const copy = Object.create(null) as Record<string, T>;
+  for (const [key, value] of Object.entries(from)) copy[key] = value as T;
+  return copy;
 }
 
 /** A one-paragraph portrait from the explicit fields. */
 export function summarizeProfile(profile: Record<string, unknown>): string {
-  const name = typeof profile['name'] === 'string' ? profile['name'] : 'The user';
+  const named = own(profile, 'name');
+  const name = typeof named === 'string' ? named : 'The user';
   const parts: string[] = [];
-  const scalar = (key: string) => (typeof profile[key] === 'string' ? (profile[key] as string) : undefined);
-  const list = (key: string) => (Array.isArray(profile[key]) ? (profile[key] as unknown[]).map(String) : []);
+  const scalar = (key: string) => { const v = own(profile, key); return typeof v === 'string' ? v : undefined; };
+  const list = (key: string) => arrayOf<unknown>(own(profile, key)).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
   if (scalar('age')) parts.push(`is ${scalar('age')} years old`);
   if (scalar('occupation')) parts.push(`works as ${/^[aeiou]/i.test(scalar('occupation')!) ? 'an' : 'a'} ${scalar('occupation')}`);
   if (scalar('workplace')) parts.push(`works at ${scalar('workplace')}`);

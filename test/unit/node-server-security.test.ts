@@ -4,6 +4,7 @@
  * Each refusal is checked for its code and for leaving the memory as it was.
  */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemory, type Memory } from '../../src/engine.js';
 import { createErrorRenderer, createFetchHandler, type HandlerOptions } from '../../src/http/handler.js';
@@ -29,6 +30,18 @@ function send(server: RunningServer, path: string, options: { method?: string; h
     });
     req.on('error', reject);
     req.end(options.body);
+  });
+}
+
+/** Raw bytes on a socket, for CONNECT, which node:http's client treats as a tunnel. */
+function rawRequest(server: RunningServer, head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1', () => socket.end(head));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
   });
 }
 
@@ -180,6 +193,27 @@ describe('the Node server refuses what a web page could forge', () => {
     expect(ts421.body.Code).toBe('MISDIRECTED_REQUEST');
     // Tablestore clients send their key as x-ots-apikey; the token is accepted there.
     expect((await send(server, '/SearchMemories', { headers: { ...JSON_TYPE, 'x-ots-apikey': token }, body: tsBody })).status).not.toBe(401);
+  });
+
+  it('TRACE and CONNECT, which fetch cannot hold, are 405 in each route’s own error shape after the guard', async () => {
+    const server = await serve({ handlerOptions: { dialects: { breeth: { owner: { user_id: 'alice' } }, tablestore: {} } } });
+    const connect = await rawRequest(server, `CONNECT /api/v1/memory/add HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\n\r\n`);
+    expect(connect).toMatch(/^HTTP\/1\.1 405 /);
+    expect(connect).toContain('"METHOD_NOT_ALLOWED"');
+    for (const method of ['TRACE']) {
+      const engram = await send(server, '/api/v1/memory/add', { method });
+      expect(engram.status).toBe(405);
+      expect(engram.body.code).toBe('METHOD_NOT_ALLOWED');
+      const breeth = await send(server, '/v1/search', { method });
+      expect(breeth.status).toBe(405);
+      expect(breeth.body.error).toBe('method_not_allowed');
+      const tablestore = await send(server, '/SearchMemories', { method });
+      expect(tablestore.status).toBe(405);
+      expect(tablestore.body.Code).toBe('METHOD_NOT_ALLOWED');
+    }
+    // The guard still judges first: a foreign Host is 421, not 405.
+    expect((await send(server, '/api/v1/memory/add', { method: 'TRACE', headers: { host: 'evil.example' } })).status).toBe(421);
+    expect(await records()).toBe(1);
   });
 
   it('refuses to start on a mistaken origin', async () => {

@@ -309,3 +309,23 @@ describe('message ids after extraction', () => {
     expect((await memory.add({ session_id: 's', messages: [message] })).data.message_count).toBe(1);
   });
 });
+
+describe('profile keys named like built-in object methods', () => {
+  it('are plain data: stored, merged, superseded and searched like any other key', async () => {
+    const keys = ['valueOf', 'constructor', 'hasOwnProperty', '__proto__', 'toString'];
+    for (const key of keys) {
+      await memory.upsertProfile(JSON.parse(`{"user_id":"oda","profile_data":{"${key}":[1]}}`));
+      await memory.upsertProfile(JSON.parse(`{"user_id":"oda","profile_data":{"${key}":[2]}}`));
+      await memory.upsertProfile(JSON.parse(`{"user_id":"oda","profile_data":{"${key}":"x","sources":{"${key}":["m1"]}}}`));
+    }
+    const { data } = await memory.search({ user_id: 'oda', query: 'anything', include_profile: true });
+    const profile = data.profiles[0]!.profile_data;
+    for (const key of keys) {
+      expect(Object.hasOwn(profile, key)).toBe(true);
+      expect(profile[key]).toBe('x');
+      expect(Object.hasOwn(profile['sources'] as object, key)).toBe(true);
+    }
+    expect(Object.getPrototypeOf(profile)).toBe(Object.prototype);
+    expect((profile['history'] as { field: string; value: unknown }[]).filter((h) => h.field === 'valueOf').map((h) => h.value)).toEqual([[1, 2]]);
+  });
+});
