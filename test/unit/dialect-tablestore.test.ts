@@ -362,13 +362,20 @@ describe('search', () => {
   describe('contextScope soft ranking', () => {
     const scope = { tenantId: 'user-001', agentId: '*', runId: '*' };
     const context = (runId: string) => ({ appId: APP, tenantId: 'user-001', agentId: 'assistant', runId });
-    const teaRuns = (answer: Answer) => answer.results.filter((r) => r.unit['text'] === 'user-001 drinks green tea every morning.').map((r) => r.unit.scope['runId']);
+    // The fact each of user-001's two conversations made from the same sentence, found by the words
+    // it was drawn from rather than by how the extractor phrases it; the same memory in each, so
+    // equally relevant to any query.
+    const teaFacts = () => new Set(records.filter((r) => r.kind === 'atomic_fact' && !r.passage && r.evidence === TEA && r.app_id === APP && r.project_id === STORE).map((r) => r.id));
+    const isTea = (r: Result) => teaFacts().has(r.unit.id);
+    const teaRuns = (answer: Answer) => answer.results.filter(isTea).map((r) => r.unit.scope['runId']);
 
     it('puts the current conversation first among equally relevant memories, without widening the range', async () => {
       const plain = await search({ query: TEA }, scope);
       expect(plain.results.every((r) => !('rankingScore' in r) && !('rankingSignals' in r))).toBe(true);
-      const tea = plain.results.filter((r) => r.unit['text'] === 'user-001 drinks green tea every morning.');
+      expect(teaFacts().size).toBe(2);
+      const tea = plain.results.filter(isTea);
       expect(tea).toHaveLength(2);
+      expect(tea[0]!.unit['text']).toBe(tea[1]!.unit['text']);
       expect(tea[0]!.score).toBe(tea[1]!.score);
 
       for (const runId of ['session-001', 'session-002']) {
@@ -387,7 +394,7 @@ describe('search', () => {
 
     it('cannot lift a memory past the thresholds', async () => {
       const plain = await search({ query: TEA }, scope);
-      const teaScore = plain.results.find((r) => r.unit['text'] === 'user-001 drinks green tea every morning.')!.score;
+      const teaScore = plain.results.find(isTea)!.score;
       const ranked = await search({ query: TEA, contextScope: context('session-002'), thresholds: { minScore: Math.min(1, teaScore + 0.001) } }, scope);
       expect(teaRuns(ranked)).toEqual([]);
     });
