@@ -16,9 +16,10 @@ import type {
 import type { ImportOptions, MemoryStats, Progress } from './engine.js';
 import type { ExportBundle } from './export/bundle.js';
 import type { MarkdownFile } from './export/markdown.js';
-import { createError } from './errors.js';
+import { assertBodyDepth } from './contract/json-bounds.js';
+import { createError, isMemoryError } from './errors.js';
 import { registerErrorTransfer } from './rpc/error-transfer.js';
-import type { ImportCall, MemoryChange, MethodName, PeerEvent } from './rpc/peer.js';
+import { cloneFailure, type ImportCall, type MemoryChange, type MethodName, type PeerEvent } from './rpc/peer.js';
 import type { Notice, SearchTrace } from './search/search.js';
 import type { MemoryWorkerApi, WorkerStatus } from '../worker/memory.worker.js';
 import type { WorkerLlmOptions } from '../worker/open-engine.js';
@@ -108,6 +109,20 @@ export interface MemoryClient {
   close(): Promise<void>;
 }
 
+/**
+ * Runs a call, turning a request the structured clone cannot carry (a function, a symbol, a value
+ * too deep for its stack) into the contract's 422. Errors from the worker arrive as MemoryErrors.
+ */
+async function posted<T>(send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    // Errors from the worker arrive as MemoryErrors and pass unchanged.
+    if (isMemoryError(error)) throw error;
+    throw cloneFailure(error);
+  }
+}
+
 /** Starts the memory worker for `options.name` and resolves once a host (this tab's or another's) serves it. */
 export async function createMemoryClient(options: MemoryClientOptions): Promise<MemoryClient> {
   if (!options?.modelUrl) throw createError('MODEL_UNAVAILABLE', { message: 'createMemoryClient needs modelUrl: serve models/static-en/model.bin from your origin' });
@@ -147,15 +162,18 @@ export async function createMemoryClient(options: MemoryClientOptions): Promise<
   let closed = false;
   const call = async <T>(method: MethodName, request: unknown, callOptions: ClientCallOptions = {}): Promise<T> => {
     if (closed) throw createError('CLOSED');
+    // A request nested deeper than any the contract accepts may clone here yet fail to clone back
+    // in the worker, and then comlink never answers: refuse it before it is posted.
+    assertBodyDepth(request);
     const { signal } = callOptions;
-    if (!signal) return (await remote.call(method, request)) as T;
+    if (!signal) return (await posted(() => remote.call(method, request))) as T;
     if (signal.aborted) throw createError('ABORTED', { cause: signal.reason });
     // A signal cannot be cloned: a port carries the abort, and the worker makes its own signal from it.
     const { port1, port2 } = new MessageChannel();
     const onAbort = () => port1.postMessage(null);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      return (await remote.call(method, request, transfer(port2, [port2]))) as T;
+      return (await posted(() => remote.call(method, request, transfer(port2, [port2])))) as T;
     } finally {
       signal.removeEventListener('abort', onAbort);
       port1.close();

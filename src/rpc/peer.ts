@@ -13,7 +13,8 @@
  * BroadcastChannel).
  */
 import type { Memory, Progress } from '../engine.js';
-import { createError, type MemoryError } from '../errors.js';
+import { assertBodyDepth } from '../contract/json-bounds.js';
+import { createError, isMemoryError, validationError, type MemoryError } from '../errors.js';
 import type { Notice } from '../search/search.js';
 import { deserializeError, serializeError, type SerializedError } from './error-transfer.js';
 
@@ -27,6 +28,17 @@ export const METHODS: readonly MethodName[] = [
   'add', 'flush', 'search', 'searchWithTrace', 'get', 'delete', 'upsertCase', 'upsertSkill', 'upsertKnowledge', 'upsertProfile', 'stats',
   'export', 'exportMarkdown', 'import',
 ];
+
+/**
+ * What a postMessage refusal becomes: a value the structured clone cannot carry (a function, a
+ * symbol, nesting deeper than its stack) is the caller's 422; catalog errors pass unchanged.
+ */
+export function cloneFailure(error: unknown): MemoryError {
+  if (isMemoryError(error)) return error;
+  const refused = error instanceof RangeError || (error instanceof Error && error.name === 'DataCloneError');
+  if (!refused) return createError('INTERNAL', { message: String(error), cause: error });
+  return validationError([{ loc: ['body'], msg: 'The value cannot be sent over the channel (not clonable or nested too deep)', type: 'value_not_cloneable' }]);
+}
 
 /** The request of `import` on the wire: the engine's two arguments as one clonable object. */
 export interface ImportCall {
@@ -208,8 +220,17 @@ export function createPeer(options: PeerOptions): Peer {
 
   function send(callId: number, entry: Pending): void {
     if (hostId === null) return;
-    entry.sentTo = hostId;
-    post({ t: 'call', id: callId, from: id, to: hostId, method: entry.method, request: entry.request });
+    try {
+      // Too deep a request may clone here and fail to clone on the host's side, which then never
+      // sees the call: it is refused before it is posted, like one postMessage refuses.
+      assertBodyDepth(entry.request);
+      post({ t: 'call', id: callId, from: id, to: hostId, method: entry.method, request: entry.request });
+      entry.sentTo = hostId;
+    } catch (error) {
+      pending.delete(callId);
+      entry.cleanup();
+      entry.reject(cloneFailure(error));
+    }
   }
 
   /** A new host is known: reroute what was sent to the old one, send what waited. */
@@ -262,9 +283,23 @@ export function createPeer(options: PeerOptions): Peer {
     const key = `${message.from}:${message.id}`;
     const controller = new AbortController();
     serving.set(key, controller);
+    const fail = (error: unknown) => post({ t: 'result', id: message.id, to: message.from, ok: false, error: serializeError(error) ?? serializeError(createError('INTERNAL', { message: String(error) }))! });
     runLocal(message.method, message.request, controller.signal).then(
-      (value) => post({ t: 'result', id: message.id, to: message.from, ok: true, value }),
-      (error: unknown) => post({ t: 'result', id: message.id, to: message.from, ok: false, error: serializeError(error) ?? serializeError(createError('INTERNAL', { message: String(error) }))! }),
+      (value) => {
+        // A result the channel cannot carry still gets an answer, or the caller would wait forever.
+        try {
+          post({ t: 'result', id: message.id, to: message.from, ok: true, value });
+        } catch (error) {
+          fail(cloneFailure(error));
+        }
+      },
+      (error: unknown) => {
+        try {
+          fail(error);
+        } catch (postError) {
+          fail(cloneFailure(postError));
+        }
+      },
     ).finally(() => serving.delete(key));
   }
 

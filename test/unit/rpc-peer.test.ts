@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMemory, type Memory } from '../../src/engine.js';
 import { isMemoryError, MemoryError } from '../../src/errors.js';
 import { deserializeError, serializeError } from '../../src/rpc/error-transfer.js';
-import { createPeer, type Peer, type PeerEvent } from '../../src/rpc/peer.js';
+import { expose } from 'comlink';
+import { createMemoryClient } from '../../src/client.js';
+import { createPeer, type MethodName, type Peer, type PeerEvent } from '../../src/rpc/peer.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { StorageAdapter } from '../../src/store/port.js';
 import { hashEmbedderDouble } from '../support/hash-embedder.js';
@@ -189,5 +191,52 @@ describe('peers over a broadcast channel', () => {
     const call = lonely.call('stats', undefined);
     lonely.close();
     await expect(call).rejects.toMatchObject({ code: 'CLOSED' });
+  });
+});
+
+/** `{"a":{"a":…1…}}` nested `levels` deep, parsed (as a caller's value would be). */
+const nested = (levels: number) => JSON.parse('{"a":'.repeat(levels) + '1' + '}'.repeat(levels)) as unknown;
+
+function expectBodyRefusal(error: unknown) {
+  expect(isMemoryError(error)).toBe(true);
+  expect(error).toMatchObject({ code: 'VALIDATION_FAILED', status: 422 });
+  expect((error as MemoryError).details).toMatchObject([{ loc: ['body'] }]);
+}
+
+describe('requests the channel cannot carry', () => {
+  it('a follower refuses them with VALIDATION_FAILED at body, never a raw error or a hang, and keeps serving', async () => {
+    const join = network();
+    const host = join('host');
+    host.host(await engine());
+    const follower = join('follower');
+    await follower.ready;
+    const requests: [MethodName, unknown][] = [
+      ['search', { user_id: 'u1', query: nested(10_000) }],
+      ['upsertKnowledge', { ...knowledge('Deep'), source: nested(3_000) }],
+      ['search', { user_id: 'u1', query: () => 'x' }],
+    ];
+    for (const [method, request] of requests) expectBodyRefusal(await follower.call(method, request).catch((e: unknown) => e));
+    expect(await follower.call('stats', undefined)).toMatchObject({ records: 0 });
+  });
+
+  it('the page client refuses them with VALIDATION_FAILED at body before posting to its worker', async () => {
+    const join = network();
+    const host = join('host');
+    host.host(await engine());
+    // The worker's side, over a MessageChannel: the comlink surface of worker/memory.worker.ts
+    // that these calls reach (init and call), served by the host peer.
+    const { port1, port2 } = new MessageChannel();
+    expose({ init: async () => ({ role: 'host' }), call: (method: MethodName, request: unknown) => host.call(method, request), close: async () => undefined }, port1 as never);
+    const worker = Object.assign(port2, { terminate: () => port2.close() }) as unknown as Worker;
+    const client = await createMemoryClient({ name: 'refusals', modelUrl: 'file:///model.bin', worker });
+    try {
+      expectBodyRefusal(await client.search({ user_id: 'u1', query: () => 'x' }).catch((e: unknown) => e));
+      expectBodyRefusal(await client.search({ user_id: 'u1', query: nested(10_000) }).catch((e: unknown) => e));
+      expectBodyRefusal(await client.upsertKnowledge({ ...knowledge('Deep'), source: nested(3_000) }).catch((e: unknown) => e));
+      expect(await client.stats()).toMatchObject({ records: 0 });
+    } finally {
+      await client.close();
+      port1.close();
+    }
   });
 });
