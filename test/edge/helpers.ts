@@ -1,5 +1,7 @@
 /** Shared helpers of the edge tests: calls through the Worker with a tenancy's key. */
-import { SELF } from 'cloudflare:test';
+import { runInDurableObject, SELF } from 'cloudflare:test';
+import { createDurableObjectStore, type DurableSqlStorage } from '../../src/store/durable-object-store.js';
+import type { StorageAdapter } from '../../src/store/port.js';
 import { TEST_TENANCIES } from './keys.js';
 
 export type TenancyName = keyof typeof TEST_TENANCIES;
@@ -35,5 +37,22 @@ export function conversation(session_id: string, user: string, agent: string, tu
       timestamp: start + i * 60_000,
       content,
     })),
+  };
+}
+
+/**
+ * A Durable Object store whose every call runs inside the object `stub` names, as the engine's
+ * calls do (storage-contract and sealed-store suites).
+ */
+export async function openStoreInside(stub: unknown): Promise<StorageAdapter> {
+  const store = await runInDurableObject(stub, (_instance: unknown, state) => createDurableObjectStore(state.storage as DurableSqlStorage));
+  const inside = <R>(fn: () => Promise<R>): Promise<R> => runInDurableObject(stub, () => fn());
+  return {
+    kind: store.kind,
+    loadAll: () => inside(() => store.loadAll()),
+    commit: (batch) => inside(() => store.commit(batch)),
+    getMeta: (key) => inside(() => store.getMeta(key)),
+    setMeta: (key, value) => inside(() => store.setMeta(key, value)),
+    close: () => inside(() => store.close()),
   };
 }

@@ -7,8 +7,7 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { StoredItem } from '../../src/records.js';
-import { createDurableObjectStore, type DurableSqlStorage } from '../../src/store/durable-object-store.js';
-import type { StorageAdapter } from '../../src/store/port.js';
+import type { DurableSqlStorage } from '../../src/store/durable-object-store.js';
 import { cipherPath } from '../../src/store/seal-cipher.js';
 import { createSealedStore } from '../../src/store/sealed-store.js';
 import { bytesToBase64 } from '../../src/store/serialize.js';
@@ -16,25 +15,12 @@ import { TENANCY_HEADER } from '../../worker/auth.js';
 import type { EdgeEnv, MemoryObjectState } from '../../worker/edge-env.js';
 import { MemoryObject } from '../../worker/memory-object.js';
 import { defineStorageContract } from '../support/storage-contract.js';
-import { conversation } from './helpers.js';
+import { conversation, openStoreInside } from './helpers.js';
 
 const namespace = env['MEMORY'] as { idFromName(name: string): object; get(id: object): unknown };
 const KEY = Uint8Array.from({ length: 32 }, (_, i) => (i * 13 + 5) & 255);
 const SECRET = bytesToBase64(KEY);
 let objects = 0;
-
-async function openInside(stub: unknown): Promise<StorageAdapter> {
-  const store = await runInDurableObject(stub, (_instance: unknown, state) => createDurableObjectStore(state.storage as DurableSqlStorage));
-  const inside = <R>(fn: () => Promise<R>): Promise<R> => runInDurableObject(stub, () => fn());
-  return {
-    kind: store.kind,
-    loadAll: () => inside(() => store.loadAll()),
-    commit: (batch) => inside(() => store.commit(batch)),
-    getMeta: (key) => inside(() => store.getMeta(key)),
-    setMeta: (key, value) => inside(() => store.setMeta(key, value)),
-    close: () => inside(() => store.close()),
-  };
-}
 
 // The sealed store writes JSON before sealing: a BigInt is what it cannot store.
 defineStorageContract('sealed over Durable Object SQLite', {
@@ -42,7 +28,7 @@ defineStorageContract('sealed over Durable Object SQLite', {
   poison: (item: StoredItem) => ({ ...item, big: 10n }) as unknown as StoredItem,
   async fresh() {
     const stub = namespace.get(namespace.idFromName(`sealed-contract/${++objects}`));
-    return { open: async () => createSealedStore(await openInside(stub), { key: KEY }), dispose: async () => {} };
+    return { open: async () => createSealedStore(await openStoreInside(stub), { key: KEY }), dispose: async () => {} };
   },
 });
 
