@@ -23,13 +23,13 @@ function fact(id: string, parent: string, score: number): ScoredChild {
     id, kind: 'atomic_fact', app_id: 'default', project_id: 'default', owner_type: 'user', owner_id: 'u', session_id: 's', timestamp: 0, created_at: 0, updated_at: 0,
     sender_ids: ['u'], source_message_ids: [], parent_type: 'episode', parent_id: parent, vector: null, vector_model: null, content: id, evidence: id,
   } as AtomicFactRecord;
-  return { record, cos: score, bm25: 0, score };
+  return { record, cos: score, bm25: 0, fused: score, score };
 }
 
 /** A candidate episode with its own score and its facts' scores (given best first). */
 function candidate(id: string, score: number, factScores: number[] = []): UnitCandidate {
   return {
-    record: episode(id), cos: score, bm25: 0, score, rrf: 0, legs: ['vector'],
+    record: episode(id), cos: score, bm25: 0, fused: score, score, legs: ['vector'],
     children: factScores.map((s, i) => fact(`${id}.f${i + 1}`, id, s)),
   };
 }
