@@ -89,14 +89,19 @@ export async function rerankUnits(reranker: Reranker | null, query: string, cand
  * part's clear winner from its ties).
  */
 export function mergeRounds(round1: readonly UnitCandidate[], parts: readonly (readonly UnitCandidate[])[], keep: number): UnitCandidate[] {
+  return [...bestCopies([round1, ...parts]).values()]
+    .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1))
+    .slice(0, Math.max(keep, ROUND1_POOL));
+}
+
+/** Each candidate of several rounds once, as its best-scored copy, by id. */
+function bestCopies(rounds: readonly (readonly UnitCandidate[])[]): Map<string, UnitCandidate> {
   const byId = new Map<string, UnitCandidate>();
-  for (const c of [...round1, ...parts.flat()]) {
+  for (const c of rounds.flat()) {
     const known = byId.get(c.record.id);
     if (!known || c.score > known.score) byId.set(c.record.id, c);
   }
-  return [...byId.values()]
-    .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1))
-    .slice(0, Math.max(keep, ROUND1_POOL));
+  return byId;
 }
 
 /** Keeps the supplementary queries that follow the rules (length, not the original, no repeats). */
@@ -193,11 +198,7 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
     deps.notice('agentic.round2_failed', `Round 2 failed (${code}): returned round 1.`);
   });
   if (!round2) return { candidates: round1, rounds, sufficiency, supplementaryQueries: asked };
-  const byId = new Map<string, UnitCandidate>();
-  for (const c of [...round1, ...round2.flat()]) {
-    const known = byId.get(c.record.id);
-    if (!known || c.score > known.score) byId.set(c.record.id, c);
-  }
+  const byId = bestCopies([round1, ...round2]);
   const cap = Math.max(ROUND2_CAP, deps.keep);
   const fused = rrf([round1.map((c) => c.record.id), ...round2.map((list) => list.map((c) => c.record.id))])
     .slice(0, cap)
