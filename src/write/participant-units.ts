@@ -51,12 +51,15 @@ export function participantUnits(messages: readonly BufferedMessage[], owner: Pi
     const own = sentBy(m, owner);
     const name = m.sender_name?.trim() || m.sender_id;
     const verb = m.role === 'assistant' ? 'replied' : 'said';
-    const text = own ? sentences(extractText(m.content)).filter((s) => !covered.some((c) => c.includes(fold(s)) || fold(s).includes(c))).join('\n') : extractText(m.content);
+    const text = own ? sentences(extractText(m.content)).filter((s) => !isCovered(fold(s), covered)).join('\n') : extractText(m.content);
     for (const passage of passages(text)) {
       out.push({ content: `${name} ${verb}: ${passage}`, evidence: passage, timestamp: m.timestamp, sender_ids: [m.sender_id], source_message_ids: [provenanceId(m)] });
     }
   }
   return out;
 }
+
+/** Whether a folded sentence holds, or is held by, the words of an extracted fact. */
+const isCovered = (sentence: string, covered: readonly string[]) => covered.some((c) => c.includes(sentence) || sentence.includes(c));
 
 const fold = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
