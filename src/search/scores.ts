@@ -1,7 +1,9 @@
 /**
  * Score arithmetic shared by the search methods. Raw measures (BM25, cosine) stay raw where the
- * contract says so; `calibrated` maps the two to one 0..1 relevance, the logistic fusion the
- * reference server uses, so `min_score` means the same thing for every method.
+ * contract says so. Episodes and facts get one 0..1 relevance from the fusion of both legs
+ * (`legScale`, `fuseLegs`, `relevance`), so `min_score` means the same thing for every method;
+ * the agent track (cases, skills) still maps cosine and BM25 with `calibrated`, the logistic
+ * fusion the reference server uses.
  */
 
 export const RRF_K = 60;
@@ -24,12 +26,11 @@ export interface Calibration {
 export const EVEROS_CALIBRATION: Calibration = { cos: 6.2747, bm25: 0.09395 * ORAMA_TO_OKAPI, bias: -4.8581 };
 
 /**
- * Constants per embedding model. A cosine means different things to different models, so the
- * reference server's constants (fitted for its own model) make poor probabilities here: for the
- * bundled model its blend gave a top answer 0.02. These keep EverOS's blend — its ranking
- * retrieves best — and rescale it (Platt scaling, `bench/calibrate.ts`: fitted on LongMemEval-S's
- * even-numbered questions, checked on the odd ones, held-out log loss 0.062 against 0.113), so a
- * score estimates the chance that an episode holds the answer.
+ * Agent-track constants per embedding model. A cosine means different things to different
+ * models, so the reference server's constants (fitted for its own model) make poor probabilities:
+ * for the bundled model its blend gave a top answer 0.02. These keep EverOS's blend and rescale it
+ * (Platt scaling, fitted on LongMemEval-S episodes by an earlier version of `bench/calibrate.ts`);
+ * cases and skills have no benchmark of their own to fit them on.
  */
 const FITTED: Record<string, Calibration> = {
   'engram-static-en@1.0.0': { cos: 15.8534, bm25: 0.9495, bias: -11.131 },
