@@ -116,15 +116,18 @@ export const BM25_REPLICATION: Omit<Metrics, 'questions'> = {
  * Which turns a haystack memory holds. `user`: the paper's protocol, user turns only. `all`: both
  * sides of every session, the assistant as a second participant (`assistant`), so questions about
  * what the other side said (single-session-assistant) have their evidence in the memory, but in
- * turns the searched owner did not speak.
+ * turns the searched owner did not speak. `other`: both sides with the roles swapped, the way two
+ * people talk: the searched owner is the side that answered, so the evidence of almost every
+ * question lies in what the *other* participant said (the case where keyword search alone used to
+ * beat hybrid on human-human conversations).
  */
-export type Protocol = 'user' | 'all';
+export type Protocol = 'user' | 'all' | 'other';
 
 /** The turns of session `sessionId` a protocol adds, in order, with their index in the session. */
 export function protocolTurns(dataset: Dataset, sessionId: string, protocol: Protocol): { turn: Turn; index: number }[] {
   return (dataset.sessions[sessionId] ?? [])
     .map((turn, index) => ({ turn, index }))
-    .filter(({ turn }) => (protocol === 'all' || turn.role === 'user') && turn.content.trim());
+    .filter(({ turn }) => (protocol !== 'user' || turn.role === 'user') && turn.content.trim());
 }
 
 /**
@@ -142,8 +145,8 @@ export async function haystackMemory(dataset: Dataset, q: Question, embedder: Em
       session_id: `s${i}`,
       messages: turns.map(({ turn, index }) => ({
         id: `s${i}t${index}`,
-        sender_id: turn.role === 'user' ? 'user' : 'assistant',
-        role: turn.role,
+        sender_id: (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant',
+        role: (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant',
         timestamp: at + index * 1000,
         content: turn.content,
       })),

@@ -44,9 +44,9 @@ const { values } = parseArgs({
   },
 });
 
-const PROTOCOLS: Record<string, Protocol[]> = { a: ['user'], b: ['all'], both: ['user', 'all'] };
+const PROTOCOLS: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['other'], both: ['user', 'all'], abc: ['user', 'all', 'other'] };
 const protocols = PROTOCOLS[values.protocol!];
-if (!protocols) throw new Error(`--protocol must be a, b or both, not ${values.protocol}`);
+if (!protocols) throw new Error(`--protocol must be a, b, c, both or abc, not ${values.protocol}`);
 if (!['fit', 'report', 'all'].includes(values.half!)) throw new Error(`--half must be fit, report or all, not ${values.half}`);
 const methods = values.methods!.split(',') as SearchMethod[];
 const BASELINE = 'bm25 (stemmed)';
@@ -139,7 +139,7 @@ for (const protocol of protocols) {
 
   if (!values.json) {
     const f = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
-    const name = protocol === 'user' ? '(a) user turns' : '(b) all turns, both sides';
+    const name = { user: '(a) user turns', all: '(b) all turns, both sides', other: '(c) both sides, roles swapped: evidence from the other participant' }[protocol];
     console.log(`\nLongMemEval-S, protocol ${name}, ${values.half} half, ${questions.length} questions, session level; embedder ${embedder.id}; ${(searchMs / Math.max(1, questions.length * methods.length)).toFixed(1)} ms/search`);
     console.log('method            R_all@5  R_all@10  nDCG@5  nDCG@10  turn@5  turn@10');
     for (const [method, m] of Object.entries(perMethod)) {
