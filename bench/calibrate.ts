@@ -1,15 +1,15 @@
 /**
  * `npx tsx bench/calibrate.ts`: fits the calibration of hybrid's wire scores (`FUSED_CALIBRATION`
- * in src/search/scores.ts) on the fit half of LongMemEval-S, both protocols. Every episode that a
- * hybrid search (top_k 10) returns is labelled by whether its session holds the answer; a Platt
- * fit of that label on the logit of the current wire score gives a slope and an intercept, which
- * compose with the current constants into new ones. The ranking does not change (the map is
- * monotone); the scores come to mean the chance that an item holds the answer. Facts share the
- * constants (the granularity competition compares them with episodes); their fit is printed for
- * comparison only, since the facts shown are the competition's winners, a biased sample.
- * `npm run bench:quality` checks both on the other half.
+ * in src/search/scores.ts) on the fit half of LongMemEval-S. Every episode and every nested fact
+ * that a hybrid search (top_k 10) returns is labelled by whether its session holds the answer;
+ * per kind, an isotonic regression (pool-adjacent-violators) of that label on the logistic value
+ * under the current map gives the knots of a monotone correction. Ranking within a kind does not
+ * change; the scores come to mean the chance that an item holds the answer. The facts shown are
+ * the granularity competition's winners, and the competition reads these scores, so a second run
+ * with the new knots checks that the fit is stable. `npm run bench:quality` checks both kinds on
+ * the other half.
  *
- *   npx tsx bench/calibrate.ts [--limit N] [--protocol a|b|both]
+ *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--limit N | --limit a=N,b=M]
  *
  * Data: LongMemEval-S (cleaned, MIT licence) at ../shared/data/longmemeval_s_dedup.json.gz; see
  * that folder's README for its source. Progress goes to stderr.
@@ -20,76 +20,137 @@ import { FUSED_CALIBRATION, type FusedCalibration } from '../src/search/scores.j
 import { haystackMemory, isAbstention, loadDataset, questionHalf, type Protocol } from './longmemeval.js';
 
 const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' } } });
-const protocols: Protocol[] = values.protocol === 'a' ? ['user'] : values.protocol === 'b' ? ['all'] : ['user', 'all'];
+const BY_FLAG: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['other'], both: ['user', 'all'], abc: ['user', 'all', 'other'] };
+const protocols = BY_FLAG[values.protocol!];
+if (!protocols) throw new Error(`--protocol must be a, b, c, both or abc, not ${values.protocol}`);
+const LETTER: Record<Protocol, string> = { user: 'a', all: 'b', other: 'c' };
+/** `--limit 40` caps every protocol; `--limit a=200,b=60` caps each one. */
+const limitOf = (protocol: Protocol): number => {
+  const spec = values.limit;
+  if (!spec) return Infinity;
+  if (/^\d+$/.test(spec)) return Number(spec);
+  const m = new RegExp(`(?:^|,)${LETTER[protocol]}=(\\d+)`).exec(spec);
+  return m ? Number(m[1]) : Infinity;
+};
+
 process.stderr.write('LongMemEval-S: loading ../shared/data/longmemeval_s_dedup.json.gz\n');
 const dataset = await loadDataset();
-let questions = dataset.questions.filter((q) => !isAbstention(q) && questionHalf(q.question_id) === 'fit');
-if (values.limit) questions = questions.slice(0, Number(values.limit));
+const fitHalf = dataset.questions.filter((q) => !isAbstention(q) && questionHalf(q.question_id) === 'fit');
 const embedder = await createDefaultEmbedder();
 
 interface Sample {
+  /** The logistic value under the current map (the wire score with the current knots undone). */
   x: number;
   label: 0 | 1;
 }
-const samples: Record<'unit' | 'child', Sample[]> = { unit: [], child: [] };
-const clampLogit = (p: number) => {
-  const q = Math.min(1 - 1e-6, Math.max(1e-6, p));
-  return Math.log(q / (1 - q));
-};
+type Kind = 'unit' | 'child';
+const samples: Record<Kind, Sample[]> = { unit: [], child: [] };
+
+/** Undoes `throughKnots`: the knots are strictly increasing, so the map is invertible. */
+function undoKnots(y: number, knots: FusedCalibration['knots']): number {
+  if (knots.length === 0) return y;
+  let x0 = 0;
+  let y0 = 0;
+  for (const [x1, y1] of [...knots, [1, 1] as const]) {
+    if (y <= y1) return y1 > y0 ? x0 + ((y - y0) / (y1 - y0)) * (x1 - x0) : x1;
+    x0 = x1;
+    y0 = y1;
+  }
+  return 1;
+}
 
 for (const protocol of protocols) {
+  const questions = fitHalf.slice(0, limitOf(protocol));
   for (const [qi, q] of questions.entries()) {
     const memory = await haystackMemory(dataset, q, embedder, protocol);
     const answers = new Set(q.answer_session_ids);
     const { data } = await memory.search({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 10, radius: 0 });
     for (const e of data.episodes) {
       const label = answers.has(q.haystack_session_ids[Number(e.session_id!.slice(1))]!) ? 1 : 0;
-      samples.unit.push({ x: clampLogit(e.score), label });
-      for (const f of e.atomic_facts) samples.child.push({ x: clampLogit(f.score), label });
+      // An episode that won as its facts carries its best fact's score: that score is a fact's.
+      if (e.atomic_facts.length === 0) samples.unit.push({ x: undoKnots(e.score, FUSED_CALIBRATION.unit.knots), label });
+      for (const f of e.atomic_facts) samples.child.push({ x: undoKnots(f.score, FUSED_CALIBRATION.child.knots), label });
     }
     await memory.close();
     if ((qi + 1) % 10 === 0) process.stderr.write(`  protocol ${protocol}: ${qi + 1}/${questions.length} questions\n`);
   }
 }
 
-const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+/** Fewest samples behind one knot: a knot is a mean, and a mean of few labels is noise. */
+const MIN_PER_KNOT = 60;
 
-/** One-feature logistic regression (Platt scaling) by Newton's method. */
-function platt(list: Sample[]): [number, number] {
-  let a = 1;
-  let b = 0;
-  for (let iter = 0; iter < 100; iter++) {
-    let ga = 0, gb = 0, haa = 1e-9, hab = 0, hbb = 1e-9;
-    for (const s of list) {
-      const p = sigmoid(a * s.x + b);
-      const w = p * (1 - p);
-      ga += (p - s.label) * s.x;
-      gb += p - s.label;
-      haa += w * s.x * s.x;
-      hab += w * s.x;
-      hbb += w;
+/**
+ * Isotonic regression of the labels on x (pool adjacent violators), its blocks then merged left
+ * to right until each holds `MIN_PER_KNOT` samples; each block becomes a knot (mean x, hit rate),
+ * nudged so the map rises strictly and keeps the order of items within a kind.
+ */
+function isotonicKnots(list: Sample[]): [number, number][] {
+  const sorted = [...list].sort((a, b) => a.x - b.x);
+  const blocks: { sx: number; sy: number; n: number }[] = [];
+  for (const s of sorted) {
+    blocks.push({ sx: s.x, sy: s.label, n: 1 });
+    while (blocks.length > 1) {
+      const b = blocks[blocks.length - 1]!;
+      const a = blocks[blocks.length - 2]!;
+      if (a.sy / a.n < b.sy / b.n) break;
+      blocks.splice(-2, 2, { sx: a.sx + b.sx, sy: a.sy + b.sy, n: a.n + b.n });
     }
-    const det = haa * hbb - hab * hab;
-    const da = (hbb * ga - hab * gb) / det;
-    const db = (haa * gb - hab * ga) / det;
-    a -= da;
-    b -= db;
-    if (Math.abs(da) + Math.abs(db) < 1e-10) break;
   }
-  return [a, b];
+  const merged: { sx: number; sy: number; n: number }[] = [];
+  let open = { sx: 0, sy: 0, n: 0 };
+  for (const b of blocks) {
+    open = { sx: open.sx + b.sx, sy: open.sy + b.sy, n: open.n + b.n };
+    if (open.n >= MIN_PER_KNOT) {
+      merged.push(open);
+      open = { sx: 0, sy: 0, n: 0 };
+    }
+  }
+  if (open.n > 0) {
+    const last = merged.pop();
+    merged.push(last ? { sx: last.sx + open.sx, sy: last.sy + open.sy, n: last.n + open.n } : open);
+  }
+  const knots: [number, number][] = [];
+  for (const b of merged) {
+    const x = b.sx / b.n;
+    const prev = knots[knots.length - 1];
+    const y = Math.min(0.999, Math.max(b.sy / b.n, prev ? prev[1] + 1e-3 : 1e-3));
+    if (!prev || x > prev[0] + 1e-6) knots.push([x, y]);
+  }
+  return knots;
 }
 
-const logLoss = (list: Sample[], a: number, b: number) =>
-  -list.reduce((sum, s) => sum + Math.log(Math.max(1e-12, s.label ? sigmoid(a * s.x + b) : 1 - sigmoid(a * s.x + b))), 0) / Math.max(1, list.length);
+const bucketTable = (list: Sample[], map: (x: number) => number) => {
+  const rows = Array.from({ length: 10 }, () => [0, 0, 0]);
+  for (const s of list) {
+    const p = map(s.x);
+    const r = rows[Math.min(9, Math.floor(p * 10))]!;
+    r[0]! += p;
+    r[1]! += s.label;
+    r[2]! += 1;
+  }
+  return rows.map((r, i) => `  ${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)}  ${r[2] ? (r[0]! / r[2]).toFixed(3) : '  –  '}  ${r[2] ? (r[1]! / r[2]).toFixed(3) : '  –  '}  ${String(r[2]).padStart(5)}`).join('\n');
+};
 
-const next: Record<string, FusedCalibration> = {};
-const current = FUSED_CALIBRATION;
+const r4 = (x: number) => Number(x.toFixed(4));
+const through = (knots: [number, number][]) => (x: number) => {
+  let x0 = 0;
+  let y0 = 0;
+  for (const [x1, y1] of [...knots, [1, 1] as [number, number]]) {
+    if (x <= x1) return x1 > x0 ? y0 + ((x - x0) / (x1 - x0)) * (y1 - y0) : y1;
+    x0 = x1;
+    y0 = y1;
+  }
+  return 1;
+};
+const out: string[] = [];
 for (const kind of ['unit', 'child'] as const) {
   const list = samples[kind];
-  const [a, b] = platt(list);
-  // new logit = a·(slope·fused + bias) + b
-  next[kind] = { slope: a * current.slope, bias: a * current.bias + b };
-  console.log(`${kind === 'unit' ? 'episodes' : 'facts'}: ${list.length} items (${list.filter((s) => s.label).length} hits); log loss ${logLoss(list, 1, 0).toFixed(4)} now, ${logLoss(list, a, b).toFixed(4)} recalibrated`);
+  const knots = isotonicKnots(list).map(([x, y]) => [r4(x), r4(y)] as [number, number]);
+  const name = kind === 'unit' ? 'episodes' : 'facts';
+  console.log(`\n${name}: ${list.length} items (${list.filter((s) => s.label).length} hits) on the fit half`);
+  console.log(`bucket     mean   hit    n   (logistic alone)\n${bucketTable(list, (x) => x)}`);
+  console.log(`bucket     mean   hit    n   (with the fitted knots)\n${bucketTable(list, through(knots))}`);
+  const c = FUSED_CALIBRATION[kind];
+  out.push(`  ${kind}: { slope: ${c.slope}, bias: ${c.bias}, knots: [${knots.map(([x, y]) => `[${x}, ${y}]`).join(', ')}] },`);
 }
-const r = (x: number) => Number(x.toFixed(4));
-console.log(`FUSED_CALIBRATION = { slope: ${r(next['unit']!.slope)}, bias: ${r(next['unit']!.bias)} }   (facts alone would give { slope: ${r(next['child']!.slope)}, bias: ${r(next['child']!.bias)} })`);
+console.log(`\nFUSED_CALIBRATION = {\n${out.join('\n')}\n}`);

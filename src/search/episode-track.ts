@@ -52,8 +52,8 @@ export interface RecallOptions {
    * `min_score` floors). Without a floor, a vector-only search skips it: it is most of its cost.
    */
   keywordEvidence?: boolean;
-  /** How a fused value becomes a 0..1 relevance (see scores.ts). */
-  calibration: FusedCalibration;
+  /** How a fused value becomes a 0..1 relevance, for units and for their children (see scores.ts). */
+  calibration: { unit: FusedCalibration; child: FusedCalibration };
 }
 
 const UNIT_KINDS = ['episode', 'knowledge'] as const;
@@ -129,7 +129,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
         const ccos = childCos.get(c.id) ?? 0;
         const cbm25 = childBm25.get(c.id) ?? 0;
         const fused = fuseLegs(childKeyword.z(childBm25.get(c.id)), childVector.z(ccos));
-        return { record: c, cos: ccos, bm25: cbm25, fused, score: relevance(fused, options.calibration) };
+        return { record: c, cos: ccos, bm25: cbm25, fused, score: relevance(fused, options.calibration.child) };
       })
       .sort((a, b) => b.score - a.score)
       // A plan is often also a fact in the same words: show the statement once, as the plan.
@@ -140,7 +140,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
         return i < twin;
       });
     const fused = fusedOf(id);
-    out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration), legs: legOf.get(id) ?? [], children });
+    out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs: legOf.get(id) ?? [], children });
   }
   out.sort((a, b) => b.fused - a.fused || (a.record.id < b.record.id ? -1 : 1));
   return out;

@@ -92,25 +92,49 @@ export function fuseLegs(zKeyword: number, zVector: number): number {
   return 0.5 * zKeyword + 0.5 * zVector;
 }
 
-/** Maps a fused value to a 0..1 relevance: `sigmoid(slope·fused + bias)`, fitted per kind of item by `bench/calibrate.ts`. */
+/**
+ * Maps a fused value to a 0..1 relevance: a logistic `sigmoid(slope·fused + bias)`, then a
+ * monotone piecewise-linear correction through `knots` ([logistic value, chance] pairs). The
+ * logistic alone cannot follow how the chance of holding the answer rises with the fused value
+ * (too flat in the middle, right at the ends); the knots are an isotonic fit of that chance.
+ */
 export interface FusedCalibration {
   slope: number;
   bias: number;
+  knots: readonly (readonly [number, number])[];
 }
 
 /**
- * The fused-value calibration, one for episodes and facts alike: the granularity competition
- * weighs a fact against an episode by these scores, so one fused value must mean one chance for
- * both. A fused value is a standardised quantity, so the constants serve any embedding model.
- * Fitted by `bench/calibrate.ts` on the episodes that hybrid search returns for the fit half of
- * LongMemEval-S (both protocols); `bench:quality` checks them on the other half (its reliability
- * table, episodes and facts apart).
+ * How fused values become the scores on the wire, one map per kind of item: an episode's fused
+ * value is standardised among episodes and a fact's among facts, so the same value does not mean
+ * the same chance for both. Calibrated per kind, a fact's score and an episode's are both the
+ * chance that the item's session holds the answer, which is what the granularity competition
+ * needs to weigh one against the other. A fused value is a standardised quantity, so the
+ * constants serve any embedding model. Fitted by `bench/calibrate.ts` on the fit half of
+ * LongMemEval-S (protocols a and b); `bench:quality` checks them on the other half (its
+ * reliability table, episodes and facts apart).
  */
-export const FUSED_CALIBRATION: FusedCalibration = { slope: 1.9303, bias: -4.9797 };
+export const FUSED_CALIBRATION: { unit: FusedCalibration; child: FusedCalibration } = {
+  unit: { slope: 1.9303, bias: -4.9797, knots: [] },
+  child: { slope: 1.9303, bias: -4.9797, knots: [] },
+};
+
+/** The monotone piecewise-linear map through `knots`, anchored at (0, 0) and (1, 1). */
+export function throughKnots(x: number, knots: FusedCalibration['knots']): number {
+  if (knots.length === 0) return x;
+  let x0 = 0;
+  let y0 = 0;
+  for (const [x1, y1] of [...knots, [1, 1] as const]) {
+    if (x <= x1) return x1 > x0 ? y0 + ((x - x0) / (x1 - x0)) * (y1 - y0) : y1;
+    x0 = x1;
+    y0 = y1;
+  }
+  return 1;
+}
 
 /** The chance that an item holds the answer, given its fused value. */
 export function relevance(fused: number, c: FusedCalibration): number {
-  return 1 / (1 + Math.exp(-(c.slope * fused + c.bias)));
+  return throughKnots(1 / (1 + Math.exp(-(c.slope * fused + c.bias))), c.knots);
 }
 
 /** Reciprocal-rank fusion of ranked id lists; returns ids best first with their fused score. */
