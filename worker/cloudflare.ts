@@ -9,9 +9,10 @@
  * knowledge,profile} with `Authorization: Bearer <key>`.
  */
 import { MemoryError, isMemoryError, wrapError } from '../src/errors.js';
-import { API_PREFIX, errorResponse, readJson } from '../src/http/handler.js';
+import { API_PREFIX, errorResponse, readBodyBytes, readJson } from '../src/http/handler.js';
 import { ApiKeysConfigError, authenticate, scopeBody, TENANCY_HEADER, tenancyName } from './auth.js';
 import type { EdgeEnv } from './edge-env.js';
+import { openApiDocument } from '../src/http/openapi.js';
 
 export { MemoryObject } from './memory-object.js';
 
@@ -26,6 +27,19 @@ export async function handleRequest(request: Request, env: EdgeEnv): Promise<Res
     if (path === '/health') {
       if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
       return json(200, { status: 'ok' });
+    }
+    if (path === '/openapi.json') {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
+      return json(200, openApiDocument());
+    }
+    if (path === '/mcp') {
+      // MCP (Streamable HTTP) behind the same keys: the object serves it pinned to the key's tenancy.
+      const name = tenancyName(await authenticate(request, env.API_KEYS));
+      const headers = new Headers(request.headers);
+      headers.delete('authorization');
+      headers.set(TENANCY_HEADER, name);
+      const forwarded = new Request(url.toString(), { method: request.method, headers, body: request.method === 'POST' ? (await readBodyBytes(request)) as Uint8Array<ArrayBuffer> : null });
+      return await env.MEMORY.get(env.MEMORY.idFromName(name)).fetch(forwarded);
     }
     if (!path.startsWith(`${API_PREFIX}/`)) return json(404, { detail: 'Not Found' });
     if (request.method !== 'POST') return json(405, { detail: 'Method Not Allowed' }, { allow: 'POST' });

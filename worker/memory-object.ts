@@ -25,6 +25,11 @@ export class MemoryObject {
     this.env = env;
     this.handler = createFetchHandler((request, body) => this.pick(request, body), {
       onError: (error) => console.error('[engram] unexpected error', error),
+      // pick() has checked the header names this object's tenancy; MCP calls stay inside it.
+      mcp: (request) => {
+        const tenancy = parseTenancyName(request.headers.get(TENANCY_HEADER) ?? '');
+        return tenancy ? { tenancy } : {};
+      },
     });
   }
 

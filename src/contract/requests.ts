@@ -6,9 +6,12 @@
 import { validationError, type ValidationDetail } from '../errors.js';
 import { parseFilters, parseTimestamp, type ParsedFilters } from './filters.js';
 import {
-  INVALID, anyOf, arrayOf, bool, boundedJson, int, issue, isFull, nullable, num, object, oneOf, optional, record, required, str, withDefault,
-  type Check, type Shape,
+  INVALID, anyOf, arrayOf, bool, boundedJson, int, issue, isFull, nullable, num, object, oneOf, optional, record, required, str, withDefault, withSchema,
+  type Check, type Parsed, type Shape,
 } from './schema.js';
+import { FILTER_NODE_SCHEMA } from './filter-schema.js';
+import { metadataCheck, storedMetadata, type Metadata } from './metadata.js';
+import { checkRequestBytes, contentCheck as contentItemsCheck, hasMedia, itemText } from '../write/content-items.js';
 import {
   MEMORY_TYPES, MESSAGE_ROLES, SEARCH_METHODS,
   type AddMessage, type MemoryType, type SearchMethod,
@@ -32,14 +35,14 @@ export const DEFAULT_SCOPE = 'default';
 
 const scopeId = () => str({ min: 1, max: 256, pattern: SCOPE_ID_PATTERN });
 const text = (max: number) => str({ min: 1, max });
-const timestampCheck: Check<number> = (value, loc, issues) => {
+const timestampCheck: Check<number> = withSchema<Check<number>>((value, loc, issues) => {
   const ms = parseTimestamp(value);
   if (ms === undefined) {
     issues.push({ loc, msg: 'Input should be epoch milliseconds or an ISO-8601 date-time', type: 'datetime_parsing', input: value });
     return INVALID;
   }
   return ms;
-};
+}, { anyOf: [{ type: 'integer', description: 'epoch milliseconds' }, { type: 'string', format: 'date-time' }] });
 
 export type OwnerType = 'user' | 'agent';
 
@@ -106,10 +109,10 @@ function scopeOf(value: { user_id?: string | null | undefined; agent_id?: string
 }
 
 /** A `filters` field: a FilterNode or null, validated by the DSL's own rules. */
-const filtersCheck: Check<ParsedFilters | null> = (value, loc, issues) => {
+const filtersCheck: Check<ParsedFilters | null> = withSchema<Check<ParsedFilters | null>>((value, loc, issues) => {
   if (value === null) return null;
   return parseFilters(value, loc, issues) ?? INVALID;
-};
+}, { anyOf: [FILTER_NODE_SCHEMA, { type: 'null' }] });
 
 // ---------------------------------------------------------------------------------------------
 // search
@@ -128,20 +131,20 @@ export interface ResolvedSearch {
 }
 
 /** `query`: 1.. characters, at least one of them not blank. */
-const queryCheck: Check<string> = (value, loc, issues) => {
+const queryCheck: Check<string> = withSchema<Check<string>>((value, loc, issues) => {
   const out = text(MAX_QUERY_LENGTH)(value, loc, issues);
   if (out === INVALID || out.trim().length > 0) return out;
   issues.push({ loc, msg: 'Value error, query must contain a non-blank character', type: 'value_error', input: out });
   return INVALID;
-};
+}, { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH, pattern: '\\S' });
 
 /** `top_k`: -1 ("everything relevant") or 1..100. Checked per field, so it is reported with the others. */
-const topKCheck: Check<number> = (value, loc, issues) => {
+const topKCheck: Check<number> = withSchema<Check<number>>((value, loc, issues) => {
   const out = int()(value, loc, issues);
   if (out === INVALID || out === -1 || (out >= 1 && out <= 100)) return out;
   issues.push({ loc, msg: 'Value error, top_k must be -1 or between 1 and 100', type: 'value_error', input: out });
   return INVALID;
-};
+}, { type: 'integer', minimum: -1, maximum: 100, not: { const: 0 }, description: '-1 (everything relevant) or 1..100' });
 
 const searchShape = object({
   ...ownerFields,
@@ -174,12 +177,8 @@ export function parseSearchRequest(body: unknown): ResolvedSearch {
 // ---------------------------------------------------------------------------------------------
 // add / flush
 
-// Content items and tool calls are free-form JSON, stored as sent: bounded in depth and size first.
-const contentCheck = boundedJson(anyOf<string | Record<string, unknown>[]>(
-  [text(MAX_CONTENT_LENGTH), arrayOf(record(), { min: 1, max: 100 })],
-  'content_type',
-  'Input should be a non-empty string or a list of content items',
-), { maxBytes: MAX_MESSAGE_JSON_BYTES });
+// Content items are checked by their type (write/content-items.ts); tool calls are free-form JSON, bounded in depth and size.
+const contentCheck = contentItemsCheck(MAX_CONTENT_LENGTH);
 
 const messageShape = object({
   id: optional(nullable(str({ min: 1, max: 256 }))),
@@ -197,6 +196,7 @@ const addShape = object({
   app_id: withDefault(scopeId(), DEFAULT_SCOPE),
   project_id: withDefault(scopeId(), DEFAULT_SCOPE),
   messages: required(arrayOf(messageShape, { min: 1, max: MAX_MESSAGES_PER_ADD })),
+  metadata: optional(metadataCheck),
 });
 
 export interface ResolvedAdd {
@@ -204,6 +204,8 @@ export interface ResolvedAdd {
   project_id: string;
   session_id: string;
   messages: ResolvedMessage[];
+  /** Write-time metadata kept on every record of this write (absent: none). */
+  metadata: Metadata | undefined;
 }
 
 /** A validated message: optional fields made explicit. */
@@ -222,12 +224,14 @@ export interface ResolvedMessage {
 export function parseAddRequest(body: unknown): ResolvedAdd {
   const value = run(addShape, body, (v, issues) => {
     v.messages.forEach((m, i) => {
-      if (typeof m.content !== 'string' && extractText(m.content).trim() === '' && !m.tool_calls) {
+      if (typeof m.content !== 'string' && extractText(m.content).trim() === '' && !hasMedia(m.content) && !m.tool_calls) {
         issues.push({ loc: ['body', 'messages', i, 'content'], msg: 'Value error, content items carry no text', type: 'value_error', input: m.content });
       }
     });
+    checkRequestBytes(v.messages, issues);
   });
   return {
+    metadata: storedMetadata(value.metadata),
     app_id: value.app_id,
     project_id: value.project_id,
     session_id: value.session_id,
@@ -248,7 +252,7 @@ export function parseAddRequest(body: unknown): ResolvedAdd {
 export function extractText(content: string | Record<string, unknown>[]): string {
   if (typeof content === 'string') return content;
   return content
-    .map((item) => (typeof item['text'] === 'string' ? item['text'] : typeof item['content'] === 'string' ? item['content'] : ''))
+    .map(itemText)
     .filter(Boolean)
     .join('\n');
 }
@@ -329,8 +333,11 @@ export function parseDeleteRequest(body: unknown): ResolvedDelete {
 // ---------------------------------------------------------------------------------------------
 // structured upserts
 
-function parseScoped<S extends Shape>(shape: S, body: unknown, ownerRule?: ModelRule) {
-  const value = run(object({ ...ownerFields, ...shape }), body, null, oneOwner, ...(ownerRule ? [ownerRule] : []));
+/** An upsert's body: the owner fields and the record's own. */
+const scoped = <S extends Shape>(shape: S) => object({ ...ownerFields, ...shape });
+
+function parseScoped<S extends Shape>(check: Check<Parsed<S>>, body: unknown, ownerRule?: ModelRule) {
+  const value = run(check, body, null, oneOwner, ...(ownerRule ? [ownerRule] : []));
   return { value, scope: scopeOf(value as never) };
 }
 
@@ -342,7 +349,7 @@ const userOnly = (kind: string): ModelRule => (raw, issues) => {
 };
 
 /** `profile_data`: an object within the free-form bounds whose lists hold at most what a stored profile keeps. */
-const profileDataCheck: Check<Record<string, unknown>> = boundedJson((value, loc, issues) => {
+const profileDataCheck: Check<Record<string, unknown>> = boundedJson(withSchema<Check<Record<string, unknown>>>((value, loc, issues) => {
   const data = record()(value, loc, issues);
   if (data === INVALID) return INVALID;
   const before = issues.length;
@@ -355,51 +362,79 @@ const profileDataCheck: Check<Record<string, unknown>> = boundedJson((value, loc
     });
   }
   return issues.length > before ? INVALID : data;
-}, { maxBytes: MAX_PROFILE_BYTES });
+}, { type: 'object', additionalProperties: { anyOf: [{ not: { type: 'array' } }, { type: 'array', maxItems: MAX_PROFILE_LIST_ITEMS }] } }), { maxBytes: MAX_PROFILE_BYTES });
 
 const recordId = () => str({ min: 1, max: 128, pattern: SCOPE_ID_PATTERN });
 
+const caseShape = scoped({
+  id: optional(recordId()),
+  session_id: required(scopeId()),
+  task_intent: required(text(10_000)),
+  approach: required(text(20_000)),
+  quality_score: withDefault(num({ min: 0, max: 1 }), 0.5),
+  key_insight: withDefault(nullable(str({ max: 10_000 })), null),
+  timestamp: optional(timestampCheck),
+  metadata: optional(metadataCheck),
+});
+
+const skillShape = scoped({
+  id: optional(recordId()),
+  name: required(text(256)),
+  description: required(text(10_000)),
+  content: required(text(50_000)),
+  confidence: withDefault(num({ min: 0, max: 1 }), 0.5),
+  maturity_score: withDefault(num({ min: 0, max: 1 }), 0.5),
+  source_case_ids: withDefault(arrayOf(str({ min: 1, max: 256 }), { max: 1000 }), [] as string[]),
+  metadata: optional(metadataCheck),
+});
+
+const knowledgeShape = scoped({
+  id: optional(recordId()),
+  title: required(text(512)),
+  content: required(text(50_000)),
+  source: withDefault(nullable(str({ max: 2048 })), null),
+  timestamp: optional(timestampCheck),
+  metadata: optional(metadataCheck),
+});
+
+const profileShape = scoped({
+  profile_data: required(profileDataCheck),
+  mode: withDefault(oneOf(['merge', 'replace'] as const), 'merge' as const),
+});
+
 /** Validates an agent-case upsert. */
 export function parseUpsertCase(body: unknown) {
-  return parseScoped({
-    id: optional(recordId()),
-    session_id: required(scopeId()),
-    task_intent: required(text(10_000)),
-    approach: required(text(20_000)),
-    quality_score: withDefault(num({ min: 0, max: 1 }), 0.5),
-    key_insight: withDefault(nullable(str({ max: 10_000 })), null),
-    timestamp: optional(timestampCheck),
-  }, body, agentOnly('agent cases'));
+  return parseScoped(caseShape, body, agentOnly('agent cases'));
 }
 
 /** Validates an agent-skill upsert. */
 export function parseUpsertSkill(body: unknown) {
-  return parseScoped({
-    id: optional(recordId()),
-    name: required(text(256)),
-    description: required(text(10_000)),
-    content: required(text(50_000)),
-    confidence: withDefault(num({ min: 0, max: 1 }), 0.5),
-    maturity_score: withDefault(num({ min: 0, max: 1 }), 0.5),
-    source_case_ids: withDefault(arrayOf(str({ min: 1, max: 256 }), { max: 1000 }), [] as string[]),
-  }, body, agentOnly('agent skills'));
+  return parseScoped(skillShape, body, agentOnly('agent skills'));
 }
 
 /** Validates a knowledge-entry upsert (either owner type). */
 export function parseUpsertKnowledge(body: unknown) {
-  return parseScoped({
-    id: optional(recordId()),
-    title: required(text(512)),
-    content: required(text(50_000)),
-    source: withDefault(nullable(str({ max: 2048 })), null),
-    timestamp: optional(timestampCheck),
-  }, body);
+  return parseScoped(knowledgeShape, body);
 }
 
 /** Validates a profile upsert (users only, as in the contract). */
 export function parseUpsertProfile(body: unknown) {
-  return parseScoped({
-    profile_data: required(profileDataCheck),
-    mode: withDefault(oneOf(['merge', 'replace'] as const), 'merge' as const),
-  }, body, userOnly('profiles'));
+  return parseScoped(profileShape, body, userOnly('profiles'));
 }
+
+/**
+ * The check of each API route's body, by route name (`POST /api/v1/memory/<name>`): what the
+ * parsers above run first, and what `jsonSchemaOf` turns into the published schemas. The rules
+ * over the whole body (one owner, agent-only kinds, memory_id or session_id) are not in them.
+ */
+export const REQUEST_CHECKS = {
+  add: addShape,
+  flush: flushShape,
+  search: searchShape,
+  get: getShape,
+  delete: deleteShape,
+  cases: caseShape,
+  skills: skillShape,
+  knowledge: knowledgeShape,
+  profile: profileShape,
+} as const satisfies Record<string, Check<unknown>>;

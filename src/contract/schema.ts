@@ -14,6 +14,27 @@ export type Check<T> = (value: unknown, loc: Loc, issues: ValidationDetail[]) =>
 
 export const INVALID: unique symbol = Symbol('invalid');
 
+/** A JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it) fragment. */
+export type JsonSchema = Record<string, unknown>;
+
+// The JSON Schema each check accepts, built on demand: the OpenAPI document, the MCP tools and the
+// AI SDK tools describe requests from the very checks that validate them, never from a copy.
+const SCHEMAS = new WeakMap<Check<unknown>, () => JsonSchema>();
+
+/** Attaches the JSON Schema of what `check` accepts (a thunk, for shapes built from other checks); returns the check. */
+export function withSchema<C extends Check<any>>(check: C, schema: JsonSchema | (() => JsonSchema)): C {
+  SCHEMAS.set(check, typeof schema === 'function' ? schema : () => schema);
+  return check;
+}
+
+/** The JSON Schema of a check, a fresh object each call; `{}` (any JSON) for a check that describes nothing. */
+export function jsonSchemaOf(check: Check<unknown>): JsonSchema {
+  return structuredClone(SCHEMAS.get(check)?.() ?? {});
+}
+
+const defined = (schema: Record<string, unknown>): JsonSchema =>
+  Object.fromEntries(Object.entries(schema).filter(([, value]) => value !== undefined));
+
 /**
  * True once more issues are collected than a 422 lists: loops over client-sized collections stop
  * there, so a body of a million bad entries costs no more than one of fifty-one.
@@ -37,7 +58,7 @@ export interface StringRules {
 
 /** A string with optional length bounds and pattern. */
 export function str(rules: StringRules = {}): Check<string> {
-  return (value, loc, issues) => {
+  return withSchema<Check<string>>((value, loc, issues) => {
     if (typeof value !== 'string') return issue(issues, loc, 'string_type', 'Input should be a valid string', value);
     if (rules.min !== undefined && value.length < rules.min) {
       return issue(issues, loc, 'string_too_short', `String should have at least ${rules.min} character${rules.min === 1 ? '' : 's'}`, value, { min_length: rules.min });
@@ -49,7 +70,7 @@ export function str(rules: StringRules = {}): Check<string> {
       return issue(issues, loc, 'string_pattern_mismatch', `String should match pattern '${rules.pattern.source}'`, value, { pattern: rules.pattern.source });
     }
     return value;
-  };
+  }, defined({ type: 'string', minLength: rules.min, maxLength: rules.max, pattern: rules.pattern?.source }));
 }
 
 export interface NumberRules {
@@ -65,39 +86,43 @@ function bounded<T extends number>(value: T, rules: NumberRules, loc: Loc, issue
 
 /** An integer (JSON number without a fraction). */
 export function int(rules: NumberRules = {}): Check<number> {
-  return (value, loc, issues) => {
+  return withSchema<Check<number>>((value, loc, issues) => {
     if (typeof value !== 'number' || !Number.isFinite(value)) return issue(issues, loc, 'int_type', 'Input should be a valid integer', value);
     if (!Number.isInteger(value)) return issue(issues, loc, 'int_from_float', 'Input should be a valid integer, got a number with a fractional part', value);
     return bounded(value, rules, loc, issues);
-  };
+  }, defined({ type: 'integer', minimum: rules.min, maximum: rules.max }));
 }
 
 /** A finite number. */
 export function num(rules: NumberRules = {}): Check<number> {
-  return (value, loc, issues) => {
+  return withSchema<Check<number>>((value, loc, issues) => {
     if (typeof value !== 'number') return issue(issues, loc, 'float_type', 'Input should be a valid number', value);
     if (!Number.isFinite(value)) return issue(issues, loc, 'finite_number', 'Input should be a finite number', value);
     return bounded(value, rules, loc, issues);
-  };
+  }, defined({ type: 'number', minimum: rules.min, maximum: rules.max }));
 }
 
 /** A boolean. */
 export function bool(): Check<boolean> {
-  return (value, loc, issues) => (typeof value === 'boolean' ? value : issue(issues, loc, 'bool_type', 'Input should be a valid boolean', value));
+  return withSchema<Check<boolean>>((value, loc, issues) => (typeof value === 'boolean' ? value : issue(issues, loc, 'bool_type', 'Input should be a valid boolean', value)), { type: 'boolean' });
 }
 
 /** One of a fixed set of strings. */
 export function oneOf<T extends string>(values: readonly T[]): Check<T> {
   const expected = values.map((v) => `'${v}'`).join(', ').replace(/, ([^,]*)$/, ' or $1');
-  return (value, loc, issues) =>
+  return withSchema<Check<T>>((value, loc, issues) =>
     typeof value === 'string' && (values as readonly string[]).includes(value)
       ? (value as T)
-      : issue(issues, loc, 'enum', `Input should be ${expected}`, value, { expected });
+      : issue(issues, loc, 'enum', `Input should be ${expected}`, value, { expected }), { type: 'string', enum: [...values] });
 }
 
 /** `null` or the inner check. */
 export function nullable<T>(inner: Check<T>): Check<T | null> {
-  return (value, loc, issues) => (value === null ? null : inner(value, loc, issues));
+  return withSchema<Check<T | null>>((value, loc, issues) => (value === null ? null : inner(value, loc, issues)), () => {
+    const schema = jsonSchemaOf(inner);
+    // `type: [t, 'null']` where it can be said so; a union otherwise.
+    return typeof schema['type'] === 'string' && !('enum' in schema) ? { ...schema, type: [schema['type'], 'null'] } : { anyOf: [schema, { type: 'null' }] };
+  });
 }
 
 export interface ArrayRules {
@@ -107,7 +132,7 @@ export interface ArrayRules {
 
 /** An array whose every element passes `item`. */
 export function arrayOf<T>(item: Check<T>, rules: ArrayRules = {}): Check<T[]> {
-  return (value, loc, issues) => {
+  return withSchema<Check<T[]>>((value, loc, issues) => {
     if (!Array.isArray(value)) return issue(issues, loc, 'list_type', 'Input should be a valid list', value);
     if (rules.min !== undefined && value.length < rules.min) {
       return issue(issues, loc, 'too_short', `List should have at least ${rules.min} item${rules.min === 1 ? '' : 's'} after validation, not ${value.length}`, value, { field_type: 'List', min_length: rules.min, actual_length: value.length });
@@ -123,24 +148,24 @@ export function arrayOf<T>(item: Check<T>, rules: ArrayRules = {}): Check<T[]> {
       if (checked !== INVALID) out.push(checked);
     }
     return issues.length > before ? INVALID : out;
-  };
+  }, () => defined({ type: 'array', items: jsonSchemaOf(item), minItems: rules.min, maxItems: rules.max }));
 }
 
 /** Any JSON object (free-form). */
 export function record(): Check<Record<string, unknown>> {
-  return (value, loc, issues) => (isPlainObject(value) ? value : issue(issues, loc, 'dict_type', 'Input should be a valid dictionary', value));
+  return withSchema<Check<Record<string, unknown>>>((value, loc, issues) => (isPlainObject(value) ? value : issue(issues, loc, 'dict_type', 'Input should be a valid dictionary', value)), { type: 'object' });
 }
 
 /** Accepts anything of the listed checks, first that passes wins (pydantic's union, simplified). */
 export function anyOf<T>(checks: Check<T>[], type: string, msg: string): Check<T> {
-  return (value, loc, issues) => {
+  return withSchema<Check<T>>((value, loc, issues) => {
     for (const check of checks) {
       const scratch: ValidationDetail[] = [];
       const out = check(value, loc, scratch);
       if (out !== INVALID) return out;
     }
     return issue(issues, loc, type, msg, value);
-  };
+  }, () => ({ anyOf: checks.map(jsonSchemaOf) }));
 }
 
 export interface Field<T> {
@@ -154,7 +179,7 @@ export type Parsed<S extends Shape> = { [K in keyof S]: S[K] extends Field<infer
 
 /** A JSON object with known fields; unknown fields are `extra_forbidden` (additionalProperties: false). */
 export function object<S extends Shape>(shape: S): Check<Parsed<S>> {
-  return (value, loc, issues) => {
+  return withSchema<Check<Parsed<S>>>((value, loc, issues) => {
     if (!isPlainObject(value)) return issue(issues, loc, 'model_attributes_type', 'Input should be a valid dictionary or object to extract fields from', value);
     const before = issues.length;
     const out: Record<string, unknown> = {};
@@ -172,7 +197,15 @@ export function object<S extends Shape>(shape: S): Check<Parsed<S>> {
       if (!Object.prototype.hasOwnProperty.call(shape, name)) issue(issues, [...loc, name], 'extra_forbidden', 'Extra inputs are not permitted', value[name]);
     }
     return issues.length > before ? INVALID : (out as Parsed<S>);
-  };
+  }, () => {
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const [name, field] of Object.entries(shape)) {
+      properties[name] = { ...jsonSchemaOf(field.check), ...('default' in field ? { default: field.default } : {}) };
+      if (field.required) required.push(name);
+    }
+    return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+  });
 }
 
 /**
@@ -182,7 +215,7 @@ export function object<S extends Shape>(shape: S): Check<Parsed<S>> {
  */
 export function boundedJson<T>(inner: Check<T>, limits: JsonLimits): Check<T> {
   const maxDepth = limits.maxDepth ?? MAX_JSON_DEPTH;
-  return (value, loc, issues) => {
+  return withSchema<Check<T>>((value, loc, issues) => {
     if (typeof value !== 'object' || value === null) return inner(value, loc, issues);
     const measured = measureJson(value, limits);
     if ('bytes' in measured) return inner(value, loc, issues);
@@ -194,7 +227,7 @@ export function boundedJson<T>(inner: Check<T>, limits: JsonLimits): Check<T> {
       case 'type':
         return issue(issues, loc, 'json_type', 'Input should hold only JSON values (strings, finite numbers, booleans, null, lists, objects)', value);
     }
-  };
+  }, () => jsonSchemaOf(inner));
 }
 
 /** Shorthands for the common field forms. */

@@ -11,13 +11,16 @@ import { boundedDetails } from '../contract/echo.js';
 import { ERROR_CATALOG, isMemoryError, MemoryError, type ErrorCode } from '../errors.js';
 import type { Memory } from '../engine.js';
 import type { SearchTrace } from '../search/search.js';
+import type { McpServerOptions } from '../mcp/server.js';
+import { openApiDocument, type RouteName } from './openapi.js';
 
 export const API_PREFIX = '/api/v1/memory';
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 type Verb = (memory: Memory, body: unknown, signal: AbortSignal) => Promise<{ body: unknown; trace?: SearchTrace }>;
 
-const ROUTES: Record<string, Verb> = {
+// Keyed by the contract's route names, so a route without a published schema does not compile.
+const ROUTES: Record<RouteName, Verb> = {
   add: async (m, b, signal) => ({ body: await m.add(b, { signal }) }),
   flush: async (m, b, signal) => ({ body: await m.flush(b, { signal }) }),
   search: async (m, b, signal) => {
@@ -42,6 +45,11 @@ export interface HandlerOptions {
    * `tablestore` serves `POST /SearchMemories`, each with its own error shape (docs/dialects.md).
    */
   dialects?: DialectOptions;
+  /**
+   * MCP over Streamable HTTP at `/mcp` (default on): `false` turns it off; a function gives each
+   * request its server options (the Durable Object pins the key's tenancy).
+   */
+  mcp?: false | ((request: Request) => McpServerOptions);
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
@@ -170,12 +178,21 @@ export function createFetchHandler(target: Memory | ((request: Request, body: un
         const memory = typeof target === 'function' ? null : target;
         return json(200, { status: 'ok', ...(memory ? { memory: memory.stats() } : {}) });
       }
+      if (path === '/openapi.json') {
+        if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
+        return json(200, openApiDocument());
+      }
+      if (path === '/mcp' && options.mcp !== false) {
+        // Loaded on first use: hosts that never see an MCP request never load the MCP SDK.
+        const { handleMcpRequest } = await import('../mcp/http.js');
+        return await handleMcpRequest(await pick(request, undefined), request, options.mcp?.(request) ?? {});
+      }
       const dialect = dialectRoute(path);
       if (dialect) return await dialect(request, { memory: pick, readJson, onError: options.onError });
       if (!path.startsWith(`${API_PREFIX}/`)) return json(404, { detail: 'Not Found' });
       const name = path.slice(API_PREFIX.length + 1);
       // Own keys only: `/api/v1/memory/__proto__` or `/toString` must not reach Object.prototype.
-      const verb = Object.hasOwn(ROUTES, name) ? ROUTES[name] : undefined;
+      const verb = Object.hasOwn(ROUTES, name) ? ROUTES[name as RouteName] : undefined;
       if (!verb) return json(404, { detail: 'Not Found' });
       if (request.method !== 'POST') return json(405, { detail: 'Method Not Allowed' }, { allow: 'POST' });
       const body = await readJson(request);
