@@ -17,7 +17,7 @@ import { listMemories } from './list.js';
 import { MemoryState, profileId } from './memory-state.js';
 import type { Embedder, Llm, Reranker } from './models/ports.js';
 import { createLlmReranker } from './models/llm-reranker.js';
-import { fromStored, partitionKey, recordKey, scopedStorageId, searchText, sentBy, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
+import { fromStored, isMemoryRecord, partitionKey, recordKey, scopedStorageId, searchText, sentBy, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
 import { runSearch, type Notice, type SearchTrace } from './search/search.js';
 import type { StorageAdapter, StoreBatch } from './store/port.js';
 import { createMemoryStore } from './store/memory-store.js';
@@ -26,7 +26,8 @@ import { segmentMessages } from './write/boundary.js';
 import type { Extractor } from './write/extraction.js';
 import { embedRecords } from './write/ingest.js';
 import { reembedIfModelChanged } from './write/reembed.js';
-import { planDeletion } from './forget.js';
+import { planDeletion, planGraphDeletion } from './forget.js';
+import type { GraphView, Neighbourhood } from './graph/partition-graph.js';
 import { fromBundle, toBundle, type ExportBundle } from './export/bundle.js';
 import { toMarkdown, type MarkdownFile } from './export/markdown.js';
 import { mergeProfile } from './write/profile-rules.js';
@@ -110,6 +111,14 @@ export interface Memory {
   owners(app_id: string, project_id: string): OwnerSummary[];
   /** Read-only copies of one owner's records by id, vectors left out; ids outside that owner's partition are skipped. */
   peek(scope: Scope, ids: readonly string[]): RecordView[];
+  /** One owner's entity graph (a copy): entities with their centrality, relations with the facts they come from. */
+  graph(scope: Scope): GraphView;
+  /**
+   * What the named entities link to in one owner's graph, `hops` relations away (default 1): the
+   * related entities' names, the facts the links were read from, and the sessions they were named in.
+   * @example memory.neighbours(scope, ['Pixel']) // { matched: ['Pixel'], related: ['Maya'], fact_ids: ['af_…'], session_ids: ['s1'] }
+   */
+  neighbours(scope: Scope, names: readonly string[], hops?: number): Neighbourhood;
   close(): Promise<void>;
 }
 
@@ -187,7 +196,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
   /** Lets a reranker prepare for the new records off the write path; a failure only costs speed later. */
   function primeReranker(items: readonly StoredItem[]): void {
     if (!reranker?.prime) return;
-    const texts = items.filter((i): i is MemoryRecord => i.kind !== 'message' && i.kind !== 'profile').map(searchText);
+    const texts = items.filter((i): i is MemoryRecord => isMemoryRecord(i) && i.kind !== 'profile').map(searchText);
     if (texts.length === 0) return;
     reranker.prime(texts).catch((error: unknown) => {
       notify({ code: 'reranker.prime_failed', message: `The reranker could not prepare new records (${isMemoryError(error) ? error.code : 'error'}); they are prepared at query time instead.` });
@@ -202,7 +211,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
   function storageIdsForImport(items: readonly StoredItem[]): StoredItem[] {
     const taken = new Map<string, string>();
     return items.map((raw) => {
-      if (raw.kind === 'message') return raw;
+      if (!isMemoryRecord(raw)) return raw;
       const record = fromStored(raw) as MemoryRecord;
       const key = recordKey(record);
       let id = state.storageId(record);
@@ -329,8 +338,8 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       const req = parseDeleteRequest(request);
       return exclusive(async () => {
         const doomed = planDeletion(state, req);
-        // Forgetting is physical: the store must not keep copies of what was deleted.
-        await commit({ put: [], delete: [...doomed], purge: true });
+        // Forgetting is physical: the store must not keep copies of what was deleted, graph included.
+        await commit({ put: [], delete: [...doomed, ...planGraphDeletion(state, req)], purge: true });
         return { request_id: requestId(), data: { deleted_count: doomed.size } };
       });
     },
@@ -396,7 +405,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       return exclusive(async () => {
         const items = storageIdsForImport(bundled);
         // Vectors from another model mean nothing here: those records are embedded afresh.
-        const stale = items.filter((i): i is MemoryRecord => i.kind !== 'message' && i.kind !== 'profile' && (i.vector_model !== embedder.id || i.vector?.length !== embedder.dim));
+        const stale = items.filter((i): i is MemoryRecord => isMemoryRecord(i) && i.kind !== 'profile' && (i.vector_model !== embedder.id || i.vector?.length !== embedder.dim));
         await embedRecords(stale, { embedder, ...(importOptions.signal ? { signal: importOptions.signal } : {}) });
         const incoming = new Set(items.map((i) => i.id));
         const removed = importOptions.mode === 'replace' ? state.storedItems().map((i) => i.id).filter((id) => !incoming.has(id)) : [];
@@ -436,6 +445,16 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
         out.push(structuredClone(rest) as RecordView);
       }
       return out;
+    },
+
+    graph(scope) {
+      ensureOpen();
+      return state.graph(scope)?.view() ?? { entities: [], relations: [] };
+    },
+
+    neighbours(scope, names, hops = 1) {
+      ensureOpen();
+      return state.graph(scope)?.neighbours(names, hops) ?? { matched: [], related: [], fact_ids: [], session_ids: [] };
     },
 
     async close() {

@@ -8,7 +8,9 @@
  *   sender's type comes from the message's role, see `senderType`).
  * Never another owner's record, even one quoting the forgotten owner (an agent's case, a shared
  * session's episode of the other user: their memory, not this owner's), and never another
- * participant's messages in a shared buffer. Pure: it reads the state, the engine commits.
+ * participant's messages in a shared buffer. The owner's entity graph follows: a link read from a
+ * deleted fact goes with it, a session takes its links and the entities named only there, the
+ * whole owner takes the whole graph. Pure: it reads the state, the engine commits.
  */
 import type { ResolvedDelete } from './contract/requests.js';
 import { createError } from './errors.js';
@@ -42,4 +44,25 @@ export function planDeletion(state: MemoryState, req: ResolvedDelete): Set<strin
     for (const m of buffer) if (sentBy(m, scope)) doomed.add(m.id);
   }
   return doomed;
+}
+
+/**
+ * The ids of the owner's graph items that go with a planned delete (they are no memories, so not
+ * counted as deleted ones): by id, the links read from the deleted facts and plans; by session, that
+ * session's links and the entities named in it alone; the whole owner, the whole graph.
+ */
+export function planGraphDeletion(state: MemoryState, req: ResolvedDelete): string[] {
+  const graph = state.graph(req.scope);
+  if (!graph) return [];
+  const out: string[] = [];
+  if (req.memory_id) {
+    const partition = state.partition(req.scope);
+    const ids = [req.memory_id, ...(partition?.children.get(req.memory_id) ?? [])];
+    for (const id of ids) for (const r of graph.relationsOfFact(id)) out.push(r.id);
+    return out;
+  }
+  const session = req.session_id;
+  for (const r of graph.relations.values()) if (!session || r.session_id === session) out.push(r.id);
+  for (const e of graph.entities.values()) if (!session || e.session_ids.every((s) => s === session)) out.push(e.id);
+  return out;
 }

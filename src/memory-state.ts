@@ -10,7 +10,8 @@
  */
 import { Partition } from './index/partition.js';
 import type { Scope } from './contract/requests.js';
-import { bufferKey, fromStored, isOwnedBy, partitionKey, recordKey, scopedStorageId, type BufferedMessage, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
+import { PartitionGraph } from './graph/partition-graph.js';
+import { bufferKey, fromStored, isGraphItem, isOwnedBy, partitionKey, recordKey, scopedStorageId, type BufferedMessage, type GraphItem, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
 import type { StoreBatch } from './store/port.js';
 
 export class MemoryState {
@@ -18,7 +19,11 @@ export class MemoryState {
   readonly records = new Map<string, MemoryRecord>();
   readonly partitions = new Map<string, Partition>();
   readonly buffers = new Map<string, BufferedMessage[]>();
+  /** Each partition's entity graph, by partition key (graph items are no records: never searched or listed). */
+  readonly graphs = new Map<string, PartitionGraph>();
   private readonly messages = new Map<string, BufferedMessage>();
+  /** Graph items by their storage id (which is their only id). */
+  private readonly graphItems = new Map<string, GraphItem>();
   /** Record key → the id the store keeps the record under, and back. */
   private readonly storageIds = new Map<string, string>();
   private readonly keysByStorageId = new Map<string, string>();
@@ -36,7 +41,7 @@ export class MemoryState {
 
   /** The id the store keeps an item under (a record not stored yet: its own id). */
   storageId(item: StoredItem): string {
-    return item.kind === 'message' ? item.id : (this.storageIds.get(recordKey(item)) ?? item.id);
+    return item.kind === 'message' || isGraphItem(item) ? item.id : (this.storageIds.get(recordKey(item)) ?? item.id);
   }
 
   /** The record key a storage id belongs to, if a record is stored under it. */
@@ -49,7 +54,7 @@ export class MemoryState {
    * caller-chosen id (`scoped`) gets its tenancy's scoped id, any other keeps its own.
    */
   toStored(item: StoredItem, scoped = false): StoredItem {
-    if (item.kind === 'message') return item;
+    if (item.kind === 'message' || isGraphItem(item)) return item;
     const id = this.storageIds.get(recordKey(item)) ?? (scoped ? scopedStorageId(item) : item.id);
     return id === item.id ? item : { ...item, id };
   }
@@ -61,6 +66,10 @@ export class MemoryState {
 
   partition(scope: Scope): Partition | undefined {
     return this.partitions.get(partitionKey(scope));
+  }
+
+  graph(scope: Scope): PartitionGraph | undefined {
+    return this.graphs.get(partitionKey(scope));
   }
 
   buffer(app_id: string, project_id: string, session_id: string): BufferedMessage[] {
@@ -108,7 +117,7 @@ export class MemoryState {
 
   /** Every item as the engine sees it (records under the caller's ids, then buffered messages). */
   items(): StoredItem[] {
-    return [...this.records.values(), ...this.messages.values()];
+    return [...this.records.values(), ...this.graphItems.values(), ...this.messages.values()];
   }
 
   /** Applies a batch in stored form (storage ids), as the store just committed it. */
@@ -118,6 +127,15 @@ export class MemoryState {
   }
 
   private put(item: StoredItem): void {
+    if (isGraphItem(item)) {
+      this.remove(item.id);
+      this.graphItems.set(item.id, item);
+      const pkey = partitionKey(item);
+      let graph = this.graphs.get(pkey);
+      if (!graph) this.graphs.set(pkey, (graph = new PartitionGraph()));
+      graph.put(item);
+      return;
+    }
     if (item.kind === 'message') {
       this.remove(item.id);
       this.messages.set(item.id, item);
@@ -151,6 +169,15 @@ export class MemoryState {
   }
 
   private remove(id: string): void {
+    const graphItem = this.graphItems.get(id);
+    if (graphItem) {
+      this.graphItems.delete(id);
+      const pkey = partitionKey(graphItem);
+      const graph = this.graphs.get(pkey);
+      graph?.remove(graphItem);
+      if (graph && graph.size === 0) this.graphs.delete(pkey);
+      return;
+    }
     const message = this.messages.get(id);
     if (message) {
       this.messages.delete(id);

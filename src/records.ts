@@ -124,8 +124,63 @@ export function provenanceId(message: BufferedMessage): string {
   return message.message_id ?? message.id;
 }
 
+/**
+ * A node of an owner's entity graph (see graph/partition-graph.ts): one per canonical entity in
+ * the partition, merged across segments (aliases and sessions accumulate). Not a memory: it is
+ * neither searched nor listed, and has no vector.
+ */
+export interface GraphEntityItem extends Scope {
+  kind: 'graph_entity';
+  /** `ge:<app>/<project>/<owner type>/<owner id>/<entity id>`: the same entity is one item per partition. */
+  id: string;
+  /** Stable across segments: `e:pixel`, or `user:<id>` for a user who spoke. */
+  entity_id: string;
+  name: string;
+  type: string;
+  aliases: string[];
+  /** Sessions the entity was named in (forgetting the last one forgets the entity). */
+  session_ids: string[];
+  /** When it was first named (epoch ms). */
+  timestamp: number;
+  updated_at: number;
+  vector: null;
+}
+
+/** An edge of an owner's entity graph: what was said to link two entities, and while it held. */
+export interface GraphRelationItem extends Scope {
+  kind: 'graph_relation';
+  id: string;
+  /** Entity ids (`GraphEntityItem.entity_id`) of the same partition. */
+  subject: string;
+  predicate: string;
+  object: string;
+  /** The atomic fact or foresight record it was read from, or null (a profile statement no fact holds). */
+  fact_id: string | null;
+  session_id: string | null;
+  source_message_ids: string[];
+  /** When it became true (epoch ms). */
+  valid_from: number;
+  /** When a later statement replaced it ("I moved to Porto" after "I live in Lisbon"), or null while it holds. */
+  superseded_at: number | null;
+  timestamp: number;
+  updated_at: number;
+  vector: null;
+}
+
+export type GraphItem = GraphEntityItem | GraphRelationItem;
+
 /** Anything the store holds. */
-export type StoredItem = MemoryRecord | BufferedMessage;
+export type StoredItem = MemoryRecord | BufferedMessage | GraphItem;
+
+/** Whether a stored item is part of an entity graph (not a memory record, not a message). */
+export function isGraphItem(item: StoredItem): item is GraphItem {
+  return item.kind === 'graph_entity' || item.kind === 'graph_relation';
+}
+
+/** Whether a stored item is a memory record (searched, listed, embedded). */
+export function isMemoryRecord(item: StoredItem): item is MemoryRecord {
+  return item.kind !== 'message' && !isGraphItem(item);
+}
 
 /** The text a record is searched by (keyword and vector legs). */
 export function searchText(record: MemoryRecord): string {
@@ -193,7 +248,7 @@ export function scopedStorageId(record: Pick<Scope, 'app_id' | 'project_id'> & {
  * Anything else (engine ids, profile ids, records written before ids were scoped) reads as is.
  */
 export function fromStored(item: StoredItem): StoredItem {
-  if (item.kind === 'message') return item;
+  if (!isMemoryRecord(item)) return item;
   const prefix = `${item.app_id}/${item.project_id}/`;
   return item.id.length > prefix.length && item.id.startsWith(prefix) ? { ...item, id: item.id.slice(prefix.length) } : item;
 }

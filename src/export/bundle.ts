@@ -8,7 +8,8 @@
  */
 import { SCOPE_ID_PATTERN } from '../contract/requests.js';
 import { validationError, type ValidationDetail } from '../errors.js';
-import type { StoredItem } from '../records.js';
+import { isGraphItem, type StoredItem } from '../records.js';
+import { graphItemProblem } from '../graph/graph-items.js';
 import { base64ToVector, itemFromJson, vectorToBase64 } from '../store/serialize.js';
 
 export const EXPORT_FORMAT = 'engram-export';
@@ -28,7 +29,7 @@ export interface ExportBundle {
   items: BundleItem[];
 }
 
-const KINDS = new Set(['episode', 'atomic_fact', 'foresight', 'profile', 'agent_case', 'agent_skill', 'knowledge', 'message']);
+const KINDS = new Set(['episode', 'atomic_fact', 'foresight', 'profile', 'agent_case', 'agent_skill', 'knowledge', 'message', 'graph_entity', 'graph_relation']);
 const MAX_ITEMS = 1_000_000;
 
 /** Builds a bundle from stored items. */
@@ -77,6 +78,10 @@ function checkItem(raw: unknown, version: number, index: number, issues: Validat
   }
   if (item.owner_type !== 'user' && item.owner_type !== 'agent') return fail('owner_type must be user or agent');
   if (typeof item.owner_id !== 'string' || !SCOPE_ID_PATTERN.test(item.owner_id)) return fail('owner_id must be a scope id');
+  if (isGraphItem(item)) {
+    const problem = graphItemProblem(item);
+    return problem ? fail(problem) : item;
+  }
   if (!Array.isArray(item.sender_ids)) return fail('sender_ids must be a list');
   if (item.vector !== null && !(item.vector instanceof Float32Array)) return fail('vector must be base64 float32 or null');
   return item;

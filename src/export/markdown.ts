@@ -3,7 +3,7 @@
  * (`users/<id>/episodes.md`, `agents/<id>/cases.md`, …). Written for people, not for re-import:
  * the JSON bundle is the lossless format.
  */
-import type { MemoryRecord, StoredItem } from '../records.js';
+import { isMemoryRecord, type MemoryRecord, type StoredItem } from '../records.js';
 import { iso } from '../search/shape.js';
 
 export interface MarkdownFile {
@@ -54,7 +54,7 @@ function renderRecord(record: MemoryRecord, children: MemoryRecord[]): string {
 
 /** Renders every owner's memories as Markdown files, newest first within a file. */
 export function toMarkdown(items: readonly StoredItem[]): MarkdownFile[] {
-  const records = items.filter((i): i is MemoryRecord => i.kind !== 'message');
+  const records = items.filter(isMemoryRecord);
   const children = new Map<string, MemoryRecord[]>();
   for (const r of records) if (r.parent_id && (r.kind === 'atomic_fact' || r.kind === 'foresight')) children.set(r.parent_id, [...(children.get(r.parent_id) ?? []), r]);
   const files = new Map<string, MemoryRecord[]>();

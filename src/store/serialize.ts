@@ -74,8 +74,9 @@ export function itemToJson(item: StoredItem): string {
 /** The item encoded by `itemToJson`. */
 export function itemFromJson(text: string): StoredItem {
   const raw = JSON.parse(text) as StoredItem & { vector?: unknown };
-  if (raw.kind !== 'message' && typeof raw.vector === 'string') {
-    return { ...raw, vector: base64ToVector(raw.vector) } as StoredItem;
+  const vector: unknown = raw.vector;
+  if (raw.kind !== 'message' && typeof vector === 'string') {
+    return { ...raw, vector: base64ToVector(vector) } as StoredItem;
   }
   return raw as StoredItem;
 }

@@ -58,7 +58,7 @@ export interface GraphReading {
 }
 
 /** Fields that hold one value at a time: a new value supersedes the old. */
-const SINGLE = new Set(['lives_in', 'works_at', 'works_as', 'age']);
+export const SINGLE_VALUED: ReadonlySet<string> = new Set(['lives_in', 'works_at', 'works_as', 'age']);
 const PREDICATES: Record<string, string> = { location: 'lives_in', workplace: 'works_at', occupation: 'works_as', age: 'age', pets: 'has_pet', likes: 'likes', dislikes: 'dislikes', allergies: 'allergic_to' };
 
 export function entityId(name: string): string {
@@ -102,7 +102,7 @@ export function buildEntityGraph(readings: readonly GraphReading[], episodes: re
     const dated = claim && !claim.plan ? claim.dates.find((d) => d.at <= r.timestamp) : undefined;
     const valid_from = dated?.at ?? r.timestamp;
     if (relations.some((x) => x.subject === subject.id && x.predicate === predicate && x.object === object.id && x.superseded_at === null)) return;
-    if (SINGLE.has(predicate)) {
+    if (SINGLE_VALUED.has(predicate)) {
       for (const x of relations) if (x.subject === subject.id && x.predicate === predicate && x.superseded_at === null) x.superseded_at = valid_from;
     }
     relations.push({ subject: subject.id, predicate, object: object.id, fact: factOf(claim, r.message_id), source_message_ids: [r.message_id], valid_from, superseded_at: null });

@@ -65,7 +65,7 @@ export interface Extraction {
   episodes: ExtractedEpisode[];
   profiles: ExtractedProfile[];
   cases: ExtractedCase[];
-  /** Who and what the segment names and how they are linked (not stored yet; optional for extractors written elsewhere). */
+  /** Who and what the segment names and how they are linked, merged into each owner's stored graph (optional for extractors written elsewhere). */
   graph?: EntityGraph;
   /** Which extractor produced it (`rules`, `llm:<model>`, or `rules-fallback` when an LLM failed). */
   extractor: string;

@@ -5,7 +5,7 @@
  */
 import type { Progress } from '../engine.js';
 import type { Embedder } from '../models/ports.js';
-import type { MemoryRecord, StoredItem } from '../records.js';
+import { isMemoryRecord, type MemoryRecord, type StoredItem } from '../records.js';
 import type { StorageAdapter } from '../store/port.js';
 import { embedRecords } from './ingest.js';
 
@@ -14,7 +14,7 @@ const BATCH = 256;
 
 /** Vectors made by another model are meaningless to this one: re-embed them once, on open. */
 export async function reembedIfModelChanged(store: StorageAdapter, items: StoredItem[], embedder: Embedder, onProgress?: (p: Progress) => void): Promise<void> {
-  const stale = items.filter((i): i is MemoryRecord => i.kind !== 'message' && i.kind !== 'profile' && i.vector_model !== embedder.id);
+  const stale = items.filter((i): i is MemoryRecord => isMemoryRecord(i) && i.kind !== 'profile' && i.vector_model !== embedder.id);
   const known = (await store.getMeta(EMBEDDER_META)) as { id?: string } | undefined;
   if (stale.length > 0) {
     for (let i = 0; i < stale.length; i += BATCH) {

@@ -7,7 +7,8 @@
 import { isMemoryError, wrapError } from '../errors.js';
 import { profileId, type MemoryState } from '../memory-state.js';
 import type { Embedder } from '../models/ports.js';
-import { partitionKey, provenanceId, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type MemoryRecord, type ProfileRecord } from '../records.js';
+import { partitionKey, provenanceId, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type GraphItem, type MemoryRecord, type ProfileRecord } from '../records.js';
+import { mergeSegmentGraph } from './graph-merge.js';
 import type { Notice } from '../search/search.js';
 import type { Extraction, Extractor, Segment } from './extraction.js';
 import { embedRecords, recordsFromExtraction } from './ingest.js';
@@ -28,7 +29,7 @@ export interface SegmentWriterDeps {
 }
 
 /** Returns the function that turns closed segments into records. */
-export function createSegmentWriter(deps: SegmentWriterDeps): (segments: BufferedMessage[][], signal?: AbortSignal) => Promise<MemoryRecord[]> {
+export function createSegmentWriter(deps: SegmentWriterDeps): (segments: BufferedMessage[][], signal?: AbortSignal) => Promise<(MemoryRecord | GraphItem)[]> {
   const { state, embedder, extractor, notify, newId, now } = deps;
   const rules = extractor.id === 'rules' ? extractor : createRulesExtractor();
 
@@ -58,10 +59,11 @@ export function createSegmentWriter(deps: SegmentWriterDeps): (segments: Buffere
     }
   }
 
-  /** Records for closed segments; profile updates chain so two segments of one add both count. */
-  async function recordsForSegments(segments: BufferedMessage[][], signal?: AbortSignal): Promise<MemoryRecord[]> {
+  /** Records for closed segments; profile updates and entity graphs chain so two segments of one add both count. */
+  async function recordsForSegments(segments: BufferedMessage[][], signal?: AbortSignal): Promise<(MemoryRecord | GraphItem)[]> {
     const out: MemoryRecord[] = [];
     const pendingProfiles = new Map<string, ProfileRecord>();
+    const pendingGraph = new Map<string, GraphItem>();
     for (const messages of segments) {
       const first = messages[0]!;
       const segment: Segment = { id: newId('mc'), app_id: first.app_id, project_id: first.project_id, session_id: first.session_id, messages };
@@ -74,12 +76,13 @@ export function createSegmentWriter(deps: SegmentWriterDeps): (segments: Buffere
         profileOf: (scope) => pendingProfiles.get(profileId(scope)) ?? state.profile(scope),
         ...(signal ? { signal } : {}),
       });
+      mergeSegmentGraph(segment, extraction, records, { now: now(), newId, graphOf: (scope) => state.graph(scope), pending: pendingGraph });
       for (const r of records) {
         if (r.kind === 'profile') pendingProfiles.set(r.id, r);
         else out.push(r);
       }
     }
-    return [...out, ...pendingProfiles.values(), ...(await learnedSkills(out, signal))];
+    return [...out, ...pendingProfiles.values(), ...(await learnedSkills(out, signal)), ...pendingGraph.values()];
   }
 
   /**

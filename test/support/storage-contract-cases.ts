@@ -4,7 +4,7 @@
  * `expect` does not run there). `storage-contract.ts` turns them into vitest tests.
  */
 import { isMemoryError } from '../../src/errors.js';
-import type { AtomicFactRecord, BufferedMessage, KnowledgeRecord, StoredItem } from '../../src/records.js';
+import type { AtomicFactRecord, BufferedMessage, GraphEntityItem, GraphRelationItem, KnowledgeRecord, StoredItem } from '../../src/records.js';
 import type { StorageAdapter } from '../../src/store/port.js';
 
 /** One place data can live; `open` may be called again after `close` to reopen the same data. */
@@ -135,6 +135,20 @@ function message(id: string, seq: number): BufferedMessage {
   } as BufferedMessage;
 }
 
+function entity(entity_id: string, aliases: string[] = []): GraphEntityItem {
+  return {
+    ...SCOPE, kind: 'graph_entity', id: `ge:default/default/user/u1/${entity_id}`, entity_id, name: 'Pixel 東京', type: 'animal', aliases,
+    session_ids: ['s1'], timestamp: 1_700_000_000_000, updated_at: 1_700_000_000_001, vector: null,
+  };
+}
+
+function relation(id: string, superseded_at: number | null = null): GraphRelationItem {
+  return {
+    ...SCOPE, kind: 'graph_relation', id, subject: 'user:u1', predicate: 'has_pet', object: 'e:pixel', fact_id: 'f1', session_id: 's1',
+    source_message_ids: ['m1'], valid_from: 1_700_000_000_000, superseded_at, timestamp: 1_700_000_000_000, updated_at: 1_700_000_000_002, vector: null,
+  };
+}
+
 /** Opens a fresh location, runs `body`, and always closes and disposes. */
 async function withStore(target: StorageTarget, body: (store: StorageAdapter, location: StorageLocation) => Promise<StorageAdapter | void>): Promise<void> {
   const location = await target.fresh();
@@ -248,6 +262,26 @@ export const STORAGE_CONTRACT_CASES: StorageCase[] = [
         await assertRejects(store.commit({ put: [fact('b')], delete: [] }), ['CLOSED'], 'commit after close');
         await assertRejects(store.getMeta('x'), ['CLOSED'], 'getMeta after close');
         await assertRejects(store.setMeta('x', 1), ['CLOSED'], 'setMeta after close');
+      });
+    },
+  },
+  {
+    name: 'entity graph items (entities, relations) are stored, updated and deleted like records, and survive reopening',
+    async run(target) {
+      await withStore(target, async (store, location) => {
+        const items: StoredItem[] = [fact('f1'), entity('e:pixel', ["u1's cat"]), entity('user:u1'), relation('r1'), relation('r2')];
+        await store.commit({ put: items, delete: [] });
+        assertEqual(byId(await store.loadAll()), byId(items), 'after put');
+        const merged = entity('e:pixel', ["u1's cat", 'the grey tabby']);
+        const superseded = relation('r1', 1_700_000_100_000);
+        await store.commit({ put: [merged, superseded], delete: ['r2', entity('user:u1').id] });
+        const expected = byId([fact('f1'), merged, superseded]);
+        assertEqual(byId(await store.loadAll()), expected, 'after merging, superseding and deleting');
+        if (!target.persistent) return;
+        await store.close();
+        const again = await location.open();
+        assertEqual(byId(await again.loadAll()), expected, 'after reopening');
+        return again;
       });
     },
   },
