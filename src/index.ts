@@ -22,6 +22,7 @@ export { createSealedStore } from './store/sealed-store.js';
 export type { EncryptionOptions } from './store/sealed-store.js';
 export { createFetchHandler, errorResponse } from './http/handler.js';
 export type { OwnerSummary, RecordView } from './engine.js';
+export type { GraphView, Neighbourhood } from './graph/partition-graph.js';
 export type { DialectOptions } from './contract/dialects/routes.js';
 export type { BreethOptions } from './contract/dialects/breeth.js';
 export type { TablestoreOptions } from './contract/dialects/tablestore.js';

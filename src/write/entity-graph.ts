@@ -61,6 +61,17 @@ export interface GraphReading {
 export const SINGLE_VALUED: ReadonlySet<string> = new Set(['lives_in', 'works_at', 'works_as', 'age']);
 const PREDICATES: Record<string, string> = { location: 'lives_in', workplace: 'works_at', occupation: 'works_as', age: 'age', pets: 'has_pet', likes: 'likes', dislikes: 'dislikes', allergies: 'allergic_to' };
 
+const PREPOSITIONS = new Set(['in', 'at', 'to', 'from', 'with', 'for', 'on', 'of', 'by', 'about', 'into', 'near', 'over', 'like']);
+
+/**
+ * The predicate of the words between two entities: a phrase that ends in a preposition is kept
+ * whole ("lives in", "is married to", "went hiking with"); otherwise the verb alone, without the
+ * words that describe the object ("prefers async" Rust → `prefers`).
+ */
+function predicateOf(words: readonly string[]): string {
+  return (PREPOSITIONS.has(words[words.length - 1]!) ? words : words.slice(0, 1)).join('_');
+}
+
 export function entityId(name: string): string {
   return `e:${name.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '')}`;
 }
@@ -156,7 +167,7 @@ export function buildEntityGraph(readings: readonly GraphReading[], episodes: re
       if (words.length === 0 || words.length > 4) continue;
       // What the profile rules already linked ("has a cat named" Pixel is has_pet) is not linked twice.
       if (relations.some((x) => x.subject === subject.e.id && x.object === object.e.id)) continue;
-      relate(subject.e, words.join('_'), object.e, r, claim);
+      relate(subject.e, predicateOf(words), object.e, r, claim);
     }
   }
   return { entities: [...entities.values()], relations };

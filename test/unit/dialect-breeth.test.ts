@@ -5,10 +5,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseBreethSearch } from '../../src/contract/dialects/breeth.js';
+import { rankGraphEdges } from '../../src/contract/dialects/breeth-graph.js';
 import { createMemory, type Memory } from '../../src/engine.js';
 import { createError, isMemoryError } from '../../src/errors.js';
 import { createFetchHandler } from '../../src/http/handler.js';
-import type { MemoryRecord, StoredItem } from '../../src/records.js';
+import { isGraphItem, isMemoryRecord, type GraphItem, type GraphRelationItem, type MemoryRecord, type StoredItem } from '../../src/records.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { MINUTE, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
 import { hashEmbedderDouble } from '../support/hash-embedder.js';
@@ -16,6 +17,7 @@ import { hashEmbedderDouble } from '../support/hash-embedder.js';
 const APP = 'acme';
 let memory: Memory;
 let items: MemoryRecord[] = [];
+let graphItems: GraphItem[] = [];
 let handler: (request: Request) => Promise<Response>;
 
 async function post(body: unknown, init: { path?: string; headers?: Record<string, string>; method?: string; raw?: string; via?: typeof handler } = {}) {
@@ -27,7 +29,7 @@ async function post(body: unknown, init: { path?: string; headers?: Record<strin
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
 }
 
-const idsOf = (predicate: (r: MemoryRecord) => boolean) => new Set(items.filter(predicate).map((r) => r.id));
+const idsOf = (predicate: (r: MemoryRecord | GraphItem) => boolean) => new Set([...items, ...graphItems].filter(predicate).map((r) => r.id));
 
 beforeAll(async () => {
   const store = createMemoryStore();
@@ -46,7 +48,8 @@ beforeAll(async () => {
   await remember(memory, 'chat-4', [said('ann', 'I prefer Rust for hobby projects.', t, { sender_name: 'Ann' })], { app_id: 'other-app' });
   await memory.upsertKnowledge({ user_id: 'ann', app_id: APP, title: 'Rust toolchain', content: 'The team pins Rust 1.80 in rust-toolchain.toml.' });
   await memory.upsertSkill({ agent_id: 'helper', app_id: APP, name: 'Rust latency tuning', description: 'Tune async Rust services for tail latency.', content: 'Use bounded channels; measure p99.' });
-  items = (await store.loadAll()).filter((i: StoredItem): i is MemoryRecord => i.kind !== 'message');
+  items = (await store.loadAll()).filter((i: StoredItem): i is MemoryRecord => isMemoryRecord(i));
+  graphItems = (await store.loadAll()).filter(isGraphItem);
   handler = createFetchHandler(memory, {
     dialects: {
       breeth: { owner: { user_id: 'ann' }, app_id: APP, authorize: (r) => r.headers.get('authorization') === 'Bearer ck_live_ann' },
@@ -178,14 +181,17 @@ describe('search', () => {
     return out as unknown as { edges: Edge[]; _cache: Record<string, unknown> };
   };
 
-  it('answers a question with the fact as an edge, in Breeth shape', async () => {
+  it('answers a question with the graph link its fact was read into, in Breeth shape', async () => {
     const out = await search({ query: 'Does Ann prefer async Rust or Go for services?', limit: 5 });
     expect(Object.keys(out).sort()).toEqual(['_cache', 'edges']);
     expect(out._cache).toEqual({ tier: 'disabled', hot_hits: out.edges.length, cold_hits: 0, group_id: 'default' });
     const top = out.edges[0]!;
     expect(Object.keys(top).sort()).toEqual(['_tier', 'edge_uuid', 'fact', 'name', 'source_node', 'target_node']);
     const fact = items.find((r) => r.kind === 'atomic_fact' && r.content.includes('prefers async Rust'))!;
-    expect(top).toEqual({ edge_uuid: fact.id, source_node: 'Ann', target_node: 'Rust', fact: 'Ann prefers async Rust over Go for IO-heavy services.', name: 'prefers', _tier: 'hot' });
+    // The link is the stored relation read from that fact: its id, subject, object and predicate.
+    const link = graphItems.find((i): i is GraphRelationItem => i.kind === 'graph_relation' && i.fact_id === fact.id)!;
+    expect(link).toMatchObject({ subject: 'user:ann', predicate: 'prefers', object: 'e:rust' });
+    expect(top).toEqual({ edge_uuid: link.id, source_node: 'Ann', target_node: 'Rust', fact: 'Ann prefers async Rust over Go for IO-heavy services.', name: 'prefers', _tier: 'hot' });
     for (const e of out.edges) expect(e).not.toHaveProperty('intent_meta');
   });
 
@@ -227,5 +233,66 @@ describe('search', () => {
     const skill = items.find((r) => r.kind === 'agent_skill')!;
     const edge = (body['edges'] as Edge[]).find((e) => e.edge_uuid === skill.id);
     expect(edge).toEqual({ edge_uuid: skill.id, source_node: 'helper', target_node: 'Rust latency tuning', fact: 'Tune async Rust services for tail latency.', name: 'knows', _tier: 'hot' });
+  });
+});
+
+describe('answers from the entity graph', () => {
+  interface Edge { edge_uuid: string; source_node: string; target_node: string; fact: string; name: string }
+  let graphHandler: (request: Request) => Promise<Response>;
+  let graphMemory: Memory;
+  const SCOPE = { app_id: APP, project_id: 'default', owner_type: 'user', owner_id: 'maya' } as const;
+  const ask = async (query: string, limit = 20) => {
+    const { status, body } = await post({ query, limit }, { via: graphHandler });
+    expect(status).toBe(200);
+    return body['edges'] as Edge[];
+  };
+
+  beforeAll(async () => {
+    graphMemory = await createMemory({ embedder: hashEmbedderDouble() });
+    const t = MONDAY_9AM;
+    const maya = (text: string, at: number) => said('maya', text, at, { sender_name: 'Maya' });
+    await remember(graphMemory, 'g1', [maya('I have a cat named Pixel. I live in Lisbon. My sister Ana lives in Braga.', t)], { app_id: APP });
+    await remember(graphMemory, 'g2', [maya('I moved to Porto.', t + 86_400_000)], { app_id: APP });
+    graphHandler = createFetchHandler(graphMemory, { dialects: { breeth: { owner: { user_id: 'maya' }, app_id: APP } } });
+  });
+
+  it('takes source_node, target_node and name from the stored relations', async () => {
+    const graph = graphMemory.graph(SCOPE);
+    const edges = await ask('Where does Ana live?');
+    const ana = edges.find((e) => e.source_node === 'Ana')!;
+    const link = graph.relations.find((r) => r.subject === 'e:ana' && r.predicate === 'lives_in')!;
+    expect(ana).toMatchObject({ edge_uuid: link.id, target_node: 'Braga', name: 'lives_in', fact: 'Maya\'s sister Ana lives in Braga.' });
+  });
+
+  it('brings the links of an entity the query names by an alias, and ranks the home that holds above the one it replaced', async () => {
+    const pets = await ask("Maya's cat");
+    expect(pets.find((e) => e.name === 'has_pet')).toMatchObject({ source_node: 'Maya', target_node: 'Pixel' });
+    const homes = (await ask('Where does Maya live? Lisbon or Porto')).filter((e) => e.source_node === 'Maya' && e.name === 'lives_in');
+    expect(homes.map((e) => [e.target_node, e.fact])).toEqual([['Porto', 'Maya moved to Porto.'], ['Lisbon', 'Maya lives in Lisbon.']]);
+  });
+});
+
+describe('graph ranking', () => {
+  const rel = (id: string, subject: string, object: string, fact_id: string, superseded_at: number | null = null) => ({
+    id, subject, predicate: 'knows', object, fact_id, session_id: 's', source_message_ids: [], valid_from: 0, superseded_at,
+  });
+  const entity = (id: string, centrality: number) => ({ id, name: id.toUpperCase(), type: 'person', aliases: [], session_ids: ['s'], centrality });
+  const hit = (id: string, score: number) => ({ record: { id, kind: 'atomic_fact', content: `fact ${id}` } as never, parent: null, score });
+  const rank = (hits: ReturnType<typeof hit>[], superseded: number | null = null) => rankGraphEdges({
+    graph: { entities: [entity('hub', 1), entity('a', 0.2), entity('b', 0.2), entity('c', 0)], relations: [rel('r1', 'a', 'b', 'f1'), rel('r2', 'hub', 'c', 'f2', superseded)] },
+    query: 'anything', owner: 'user:nobody', hits,
+    fallback: (h) => ({ edge_uuid: h.record.id, source_node: 'x', target_node: 'y', name: 'said', fact: `fact ${h.record.id}` }),
+    factText: () => new Map(),
+  });
+
+  it('adds centrality to the hybrid relevance: at equal relevance the hub’s link comes first', () => {
+    expect(rank([hit('f1', 0.6), hit('f2', 0.6)]).map((e) => e.edge_uuid)).toEqual(['r2', 'r1']);
+    // Relevance still leads: centrality is a bonus of at most 0.15.
+    expect(rank([hit('f1', 0.8), hit('f2', 0.6)]).map((e) => e.edge_uuid)).toEqual(['r1', 'r2']);
+  });
+
+  it('puts a superseded link below one that holds, and keeps a memory with no link as its own edge', () => {
+    expect(rank([hit('f1', 0.6), hit('f2', 0.6)], 5).map((e) => e.edge_uuid)).toEqual(['r1', 'r2']);
+    expect(rank([hit('f9', 0.5)])).toEqual([{ edge_uuid: 'f9', source_node: 'x', target_node: 'y', name: 'said', fact: 'fact f9', score: 0.5 }]);
   });
 });

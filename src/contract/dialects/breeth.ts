@@ -8,11 +8,15 @@
  * project `"default"`, the one EverOS writes go to when they name none. A search never leaves
  * that one partition.
  *
- * Results: Breeth returns relation edges; Engram returns memories. Each memory becomes one
- * edge: `edge_uuid` is its id, `fact` its text (an atomic fact, or an episode's summary when the
- * episode won as a whole), `source_node` who said it, `name` a predicate read off the fact, and
- * `target_node` its most salient term. `intent_meta` is never present (nothing here is written
- * with `extract_intent`), and `_tier` is always `"hot"`: the whole memory is local and in memory.
+ * Results: Breeth returns relation edges. A fact the owner's entity graph links two entities with
+ * answers as that link (`edge_uuid` the relation's id, `source_node` / `target_node` / `name` its
+ * subject, object and predicate, `fact` the fact's words), and the links of entities the query
+ * names come along; ranking adds graph centrality to the hybrid BM25 + vector relevance (see
+ * breeth-graph.ts). A memory with no link becomes one edge of its own: `edge_uuid` is its id,
+ * `fact` its text (an atomic fact, or an episode's summary when the episode won as a whole),
+ * `source_node` who said it, `name` a predicate read off the fact, and `target_node` its most
+ * salient term. `intent_meta` is never present (nothing here is written with `extract_intent`),
+ * and `_tier` is always `"hot"`: the whole memory is local and in memory.
  *
  * Unknown request fields are ignored, as the page documents no rejection but a missing query;
  * fields it does document are checked strictly and answered with 400 `invalid_request`.
@@ -20,6 +24,7 @@
 import type { Memory, RecordView } from '../../engine.js';
 import { createError, isMemoryError, validationError, type ValidationDetail } from '../../errors.js';
 import { DEFAULT_SCOPE, MAX_QUERY_LENGTH, SCOPE_ID_PATTERN, type Scope } from '../requests.js';
+import { rankGraphEdges } from './breeth-graph.js';
 import { keywords } from './keywords.js';
 import type { DialectRoute } from './routes.js';
 import { clip, hitsOf, json, ownerFields, searchRoute, type Hit } from './shared.js';
@@ -99,23 +104,33 @@ export async function breethSearch(memory: Memory, body: unknown, options: Breet
     ? { app_id: options.app_id ?? DEFAULT_SCOPE, project_id: req.group_id, owner_type: 'user', owner_id: owner.user_id }
     : { app_id: options.app_id ?? DEFAULT_SCOPE, project_id: req.group_id, owner_type: 'agent', owner_id: owner.agent_id };
   const { data } = await memory.search({
-    ...ownerFields(scope), app_id: scope.app_id, project_id: scope.project_id, query: req.query, method: 'hybrid', top_k: req.limit,
+    // More candidates than edges: centrality may lift a fact that ranked just below the cut.
+    ...ownerFields(scope), app_id: scope.app_id, project_id: scope.project_id, query: req.query, method: 'hybrid', top_k: Math.min(BREETH_MAX_LIMIT, req.limit * 2),
     // The profile is asked for only for the owner's display name.
     include_profile: scope.owner_type === 'user',
   }, signal ? { signal } : {});
   const profileName = data.profiles[0]?.profile_data['name'];
   const ownerName = typeof profileName === 'string' && profileName.trim() ? profileName.trim() : scope.owner_id;
-  const edges = hitsOf(memory, scope, data).slice(0, req.limit).map((hit) => edgeOf(hit, scope, ownerName));
+  const ranked = rankGraphEdges({
+    graph: memory.graph(scope),
+    query: req.query,
+    owner: `user:${scope.owner_id}`,
+    hits: hitsOf(memory, scope, data),
+    fallback: (hit) => edgeOf(hit, scope, ownerName),
+    factText: (ids) => new Map(memory.peek(scope, ids).map((r) => [r.id, r.kind === 'atomic_fact' || r.kind === 'foresight' ? r.content : ''])),
+  });
+  const edges = ranked.slice(0, req.limit).map(({ score: _score, ...edge }) => ({ ...edge, _tier: 'hot' as const }));
   return { edges, _cache: { tier: 'disabled', hot_hits: edges.length, cold_hits: 0, group_id: req.group_id } };
 }
 
-function edgeOf(hit: Hit, scope: Scope, ownerName: string): BreethEdge {
+/** The edge of a memory the graph holds no link for. */
+function edgeOf(hit: Hit, scope: Scope, ownerName: string): Omit<BreethEdge, '_tier'> {
   const r = hit.record;
   const speaker = r.kind === 'atomic_fact' || r.kind === 'foresight' ? (r.sender_ids[0] ?? scope.owner_id) : scope.owner_id;
   const source = speaker === scope.owner_id ? ownerName : speaker;
   const fact = factOf(r);
   const name = predicateOf(r, [source, speaker]);
-  return { edge_uuid: r.id, source_node: source, target_node: targetOf(r, fact, [source, speaker, name]), fact, name, _tier: 'hot' };
+  return { edge_uuid: r.id, source_node: source, target_node: targetOf(r, fact, [source, speaker, name]), fact, name };
 }
 
 function factOf(r: RecordView): string {
