@@ -13,6 +13,7 @@ import type {
   AddResponse, DeleteResponse, FlushResponse, GetResponse, SearchResponse, UpsertResponse,
 } from './contract/types.js';
 import { createError, isMemoryError, wrapError } from './errors.js';
+import { storedMetadata } from './contract/metadata.js';
 import { listMemories } from './list.js';
 import { MemoryState, profileId } from './memory-state.js';
 import type { Embedder, Llm, Reranker } from './models/ports.js';
@@ -34,6 +35,8 @@ import { mergeProfile } from './write/profile-rules.js';
 import { createRulesExtractor } from './write/rules-extractor.js';
 import { createSegmentWriter } from './write/segment-writer.js';
 import { createLlmExtractor } from './write/llm-extractor.js';
+import { createPdfjsReader, type PdfTextReader } from './write/documents/index.js';
+import { prepareMessages } from './write/prepare-items.js';
 
 export interface Progress {
   phase: 'open' | 'reembed' | 'llm' | 'embedder';
@@ -55,6 +58,12 @@ export interface MemoryOptions {
   llm?: Llm | null;
   /** How segments become memories. Default: the LLM extractor when `llm` is set, else the model-free rules. */
   extractor?: Extractor;
+  /**
+   * Reads the text of PDFs sent to `add`. Default: pdfjs-dist loaded at run time where it
+   * resolves (Node); a bundled browser host passes `createPdfjsReader(loadBrowserPdfjs)`; `null`
+   * keeps PDFs by reference only. Where it cannot run (workerd), `add` says so in `notices`.
+   */
+  pdf?: PdfTextReader | null;
   /** The cosine floor used when `top_k` is -1 (default 0.5, EverOS's value). */
   autoRadius?: number;
   /**
@@ -148,6 +157,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
   const extractor = options.extractor ?? (llm ? createLlmExtractor(llm) : createRulesExtractor());
   const now = options.now ?? (() => Date.now());
   const notify = (notice: Notice) => options.onNotice?.(notice);
+  const pdf = options.pdf === undefined ? createPdfjsReader() : options.pdf;
 
   const items = await store.loadAll().catch((error: unknown) => {
     throw wrapError(error, 'STORAGE_FAILED', 'cannot load the memory');
@@ -262,9 +272,20 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     };
   }
 
+  /** The write-time metadata an upsert keeps (none when it gave none). */
+  const metadataOf = (value: { metadata?: Record<string, string> | undefined }) => {
+    const metadata = storedMetadata(value.metadata);
+    return metadata ? { metadata } : {};
+  };
+
   const memory: Memory = {
     async add(request, callOptions = {}) {
-      const req = parseAddRequest(request);
+      const parsed = parseAddRequest(request);
+      ensureOpen();
+      // Items are hashed and documents read before the write is queued: a long PDF holds no other write.
+      const { messages: prepared, notices } = await prepareMessages(parsed.messages, pdf, callOptions.signal);
+      const req = { ...parsed, messages: prepared };
+      for (const n of notices) notify({ code: n.code, message: n.message });
       return exclusive(async () => {
         const existing = state.buffer(req.app_id, req.project_id, req.session_id);
         const seen = new Set(existing.map((m) => m.message_id).filter((id): id is string => id !== null));
@@ -278,6 +299,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
             kind: 'message', id: newId('msg'), app_id: req.app_id, project_id: req.project_id, session_id: req.session_id, seq: seq++,
             sender_id: m.sender_id, sender_name: m.sender_name, role: m.role, timestamp: m.timestamp, content: m.content,
             tool_calls: m.tool_calls, tool_call_id: m.tool_call_id, message_id: m.id ?? null,
+            ...(req.metadata ? { metadata: req.metadata } : {}), ...(m.items ? { items: m.items } : {}),
           });
         }
         const { closed: segments, open } = segmentMessages(existing, incoming);
@@ -287,7 +309,11 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
           put: [...records.map((r) => state.toStored(r)), ...open.filter((m) => !stored.has(m.id))],
           delete: segments.flat().filter((m) => stored.has(m.id)).map((m) => m.id),
         });
-        return { request_id: requestId(), data: { message_count: incoming.length, status: segments.length ? 'extracted' : 'accumulated' } };
+        return {
+          request_id: requestId(),
+          data: { message_count: incoming.length, status: segments.length ? 'extracted' : 'accumulated' },
+          ...(notices.length ? { notices } : {}),
+        };
       });
     },
 
@@ -350,6 +376,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
         const record: AgentCaseRecord = {
           ...baseRecord(scope, value.id, 'ac', value.timestamp), kind: 'agent_case', session_id: value.session_id,
           task_intent: value.task_intent, approach: value.approach, quality_score: value.quality_score, key_insight: value.key_insight,
+          ...metadataOf(value),
         };
         return upsert(record, value.id !== undefined, callOptions.signal);
       });
@@ -361,6 +388,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
         const record: AgentSkillRecord = {
           ...baseRecord(scope, value.id, 'sk', undefined), kind: 'agent_skill', name: value.name, description: value.description,
           content: value.content, confidence: value.confidence, maturity_score: value.maturity_score, source_case_ids: value.source_case_ids,
+          ...metadataOf(value),
         };
         return upsert(record, value.id !== undefined, callOptions.signal);
       });
@@ -371,6 +399,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       return exclusive(() => {
         const record: KnowledgeRecord = {
           ...baseRecord(scope, value.id, 'kn', value.timestamp), kind: 'knowledge', title: value.title, content: value.content, source: value.source,
+          ...metadataOf(value),
         };
         return upsert(record, value.id !== undefined, callOptions.signal);
       });

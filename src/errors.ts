@@ -16,6 +16,7 @@ export const ERROR_CATALOG = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed on this route.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be JSON.' },
+  UNSUPPORTED_CONTENT_TYPE: { status: 415, message: 'A content item is of a type or MIME type that cannot be kept.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests.' },
   QUOTA_EXCEEDED: { status: 507, message: 'The storage quota is exhausted; nothing was written.' },
   STORAGE_FAILED: { status: 503, message: 'The storage backend failed; nothing was written.' },

@@ -5,6 +5,8 @@
  */
 import type { ContentItem, MessageRole } from './contract/types.js';
 import type { OwnerType, Scope } from './contract/requests.js';
+import type { Metadata } from './contract/metadata.js';
+import type { ItemRef, StoredItemRef } from './write/content-items.js';
 
 export type RecordKind = 'episode' | 'atomic_fact' | 'foresight' | 'profile' | 'agent_case' | 'agent_skill' | 'knowledge';
 
@@ -30,6 +32,10 @@ interface RecordBase extends Scope {
   /** The embedding of `searchText(record)`, made by the model named `vector_model`. */
   vector: Float32Array | null;
   vector_model: string | null;
+  /** The write-time metadata of the write the record came from (absent: none). */
+  metadata?: Metadata;
+  /** References to the images, audio and documents the record's words came from or were said with (never their bytes). */
+  items?: ItemRef[];
 }
 
 export interface EpisodeRecord extends RecordBase {
@@ -37,6 +43,8 @@ export interface EpisodeRecord extends RecordBase {
   subject: string;
   summary: string;
   episode: string;
+  /** The inline bytes (base64) of the segment's items, by SHA-256: kept once here, referenced by `items` of every record. */
+  media?: Record<string, string>;
 }
 
 export interface AtomicFactRecord extends RecordBase {
@@ -117,6 +125,10 @@ export interface BufferedMessage {
   tool_call_id: string | null;
   /** The id the caller gave the message, kept as provenance; null when none was given. */
   message_id: string | null;
+  /** The write-time metadata of the add that brought it (absent: none). */
+  metadata?: Metadata;
+  /** One reference per image, audio or document item of `content` (hash, size, extracted sections). */
+  items?: StoredItemRef[];
 }
 
 /** The id a message is known by outside: the caller's own id when it gave one (provenance). */

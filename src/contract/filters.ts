@@ -2,10 +2,16 @@
  * The filters DSL (`FilterNode`): validated into a tree and compiled into a plain predicate over
  * records. Filter values are data compared in JavaScript, never spliced into a query string, so
  * nothing in a filter can be injected; and a filter only ever narrows the owner's own partition.
+ *
+ * Engram extension: `metadata` matches the write-time metadata a record was written with,
+ * key by key (`{"metadata": {"source": "chat", "trace": {"in": ["t1", "t2"]}}}`); a bare value is
+ * an exact, whole-string `eq`, and `eq` / `ne` / `in` are the operators. A record written without
+ * a key never equals a value for it (and is `ne` every value).
  */
 import type { ValidationDetail } from '../errors.js';
 import type { FilterOperator } from './types.js';
 import { isFull, type Loc } from './schema.js';
+import { keyProblem, valueProblem } from './metadata.js';
 
 /** The fields of a record a filter can see. */
 export interface FilterableFields {
@@ -14,10 +20,12 @@ export interface FilterableFields {
   parent_id: string | null;
   timestamp: number;
   sender_ids: readonly string[];
+  metadata?: Readonly<Record<string, string>> | undefined;
 }
 
 export type FilterField = 'session_id' | 'parent_type' | 'parent_id' | 'timestamp' | 'sender_id';
 const FILTER_FIELDS: readonly FilterField[] = ['session_id', 'parent_type', 'parent_id', 'timestamp', 'sender_id'];
+const METADATA_OPERATORS: readonly FilterOperator[] = ['eq', 'ne', 'in'];
 const OPERATORS: readonly FilterOperator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in'];
 const SCOPE_KEYS = new Set(['user_id', 'agent_id', 'app_id', 'project_id', 'owner_id', 'owner_type']);
 const MAX_DEPTH = 8;
@@ -33,7 +41,8 @@ type Value = string | number | null;
 export type FilterTree =
   | { kind: 'and'; children: FilterTree[] }
   | { kind: 'or'; children: FilterTree[] }
-  | { kind: 'cmp'; field: FilterField; op: FilterOperator; value: Value | Value[] };
+  | { kind: 'cmp'; field: FilterField; op: FilterOperator; value: Value | Value[] }
+  | { kind: 'meta'; key: string; op: 'eq' | 'ne' | 'in'; value: string | string[] };
 
 export type FilterPredicate = (record: FilterableFields) => boolean;
 
@@ -130,6 +139,48 @@ function parseCondition(field: FilterField, condition: unknown, loc: Loc, issues
   return out;
 }
 
+/** The `metadata` extension: per key, a string (eq) or `{eq | ne: string, in: [string…]}`. */
+function parseMetadata(value: unknown, loc: Loc, issues: ValidationDetail[], budget: Budget): FilterTree[] {
+  if (!isObject(value)) {
+    push(issues, loc, 'dict_type', "Input should be a valid dictionary of metadata keys (filter field 'metadata')", value);
+    return [];
+  }
+  const out: FilterTree[] = [];
+  for (const key of Object.keys(value)) {
+    if (isFull(issues)) break;
+    if (budget.nodes <= 0) {
+      overBudget(issues, [...loc, key], value[key], budget);
+      break;
+    }
+    budget.nodes -= 1;
+    const keyLoc = [...loc, key];
+    const problem = keyProblem(key);
+    if (problem) push(issues, keyLoc, 'value_error', `Value error, metadata ${problem}`, key);
+    const condition = value[key];
+    const entries: [string, unknown][] = isObject(condition) ? Object.entries(condition) : [['eq', condition]];
+    if (entries.length === 0) push(issues, keyLoc, 'value_error', `Value error, empty operator object for metadata '${key}'`, condition);
+    for (const [op, raw] of entries) {
+      const opLoc = isObject(condition) ? [...keyLoc, op] : keyLoc;
+      if (!(METADATA_OPERATORS as readonly string[]).includes(op)) {
+        push(issues, opLoc, 'value_error', `Value error, metadata takes only ${METADATA_OPERATORS.join(', ')}, not '${op}'`, raw);
+        continue;
+      }
+      const values = op === 'in' ? raw : [raw];
+      if (!Array.isArray(values) || values.length === 0 || values.length > MAX_IN_VALUES) {
+        push(issues, opLoc, 'value_error', `Value error, 'in' takes a list of 1 to ${MAX_IN_VALUES} values`, raw);
+        continue;
+      }
+      const bad = values.findIndex((v) => valueProblem(v) !== null);
+      if (bad >= 0) {
+        push(issues, op === 'in' ? [...opLoc, bad] : opLoc, 'string_type', `Value error, metadata ${valueProblem(values[bad])}`, values[bad]);
+        continue;
+      }
+      if (!problem) out.push({ kind: 'meta', key, op: op as 'eq' | 'ne' | 'in', value: op === 'in' ? (values as string[]) : (raw as string) });
+    }
+  }
+  return out;
+}
+
 function parseNode(node: unknown, loc: Loc, depth: number, issues: ValidationDetail[], budget: Budget): FilterTree {
   const and: FilterTree[] = [];
   if (!isObject(node)) {
@@ -165,12 +216,16 @@ function parseNode(node: unknown, loc: Loc, depth: number, issues: ValidationDet
       and.push({ kind: key === 'AND' ? 'and' : 'or', children });
       continue;
     }
+    if (key === 'metadata') {
+      and.push(...parseMetadata(value, keyLoc, issues, budget));
+      continue;
+    }
     if (SCOPE_KEYS.has(key)) {
       push(issues, keyLoc, 'value_error', `Value error, '${key}' is a scope key: set it at the top level of the request, not inside filters`, value);
       continue;
     }
     if (!(FILTER_FIELDS as readonly string[]).includes(key)) {
-      push(issues, keyLoc, 'value_error', `Value error, unknown filter field '${key}'; use one of ${FILTER_FIELDS.join(', ')}`, value);
+      push(issues, keyLoc, 'value_error', `Value error, unknown filter field '${key}'; use one of ${FILTER_FIELDS.join(', ')}, metadata`, value);
       continue;
     }
     if (budget.nodes <= 0) {
@@ -202,6 +257,16 @@ function compare(actual: Value, op: FilterOperator, expected: Value | Value[]): 
 }
 
 function compile(tree: FilterTree): FilterPredicate {
+  if (tree.kind === 'meta') {
+    const { key, op, value } = tree;
+    const get = (r: FilterableFields) => (r.metadata && Object.prototype.hasOwnProperty.call(r.metadata, key) ? r.metadata[key] : undefined);
+    if (op === 'eq') return (r) => get(r) === value;
+    if (op === 'ne') return (r) => get(r) !== value;
+    return (r) => {
+      const actual = get(r);
+      return actual !== undefined && (value as string[]).includes(actual);
+    };
+  }
   if (tree.kind === 'cmp') {
     const { field, op, value } = tree;
     if (field === 'sender_id') {

@@ -4,6 +4,10 @@
  * snake_case; nothing here is internal.
  */
 
+import type { ItemRef } from '../write/content-items.js';
+
+export type { ItemRef };
+
 export type SearchMethod = 'keyword' | 'vector' | 'hybrid' | 'agentic';
 export const SEARCH_METHODS: readonly SearchMethod[] = ['keyword', 'vector', 'hybrid', 'agentic'];
 
@@ -45,6 +49,8 @@ export interface SearchAtomicFactItem {
   id: string;
   content: string;
   score: number;
+  /** Engram extension: the items the fact's words came from, with the page or section (absent when none). */
+  content_items?: ItemRef[];
 }
 
 export interface SearchEpisodeItem {
@@ -61,6 +67,8 @@ export interface SearchEpisodeItem {
   type: 'Conversation';
   score: number;
   atomic_facts: SearchAtomicFactItem[];
+  /** Engram extension: the images, audio and documents of the conversation, by reference (absent when none). */
+  content_items?: ItemRef[];
 }
 
 export interface SearchProfileItem {
@@ -151,6 +159,8 @@ export interface AddRequest {
 export interface AddResponse {
   request_id: string;
   data: { message_count: number; status: 'accumulated' | 'extracted' };
+  /** Engram extension: items kept whose words are not (all) searchable, and why (e.g. no PDF reader in this runtime). Absent when there are none. */
+  notices?: { code: string; message: string; loc: (string | number)[] }[];
 }
 
 export interface FlushRequest {

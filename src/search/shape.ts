@@ -24,11 +24,15 @@ export function episodeItem(record: EpisodeRecord | KnowledgeRecord, score: numb
     type: 'Conversation',
     score: roundScore(score),
     atomic_facts: facts,
+    ...itemRefs(record),
   };
 }
 
+/** Engram extension: the images, audio and documents a memory came with, by reference (never their bytes); absent when none. */
+const itemRefs = (record: MemoryRecord) => (record.items?.length ? { content_items: structuredClone(record.items) } : {});
+
 export function factItem(record: MemoryRecord & { content: string }, score: number): SearchAtomicFactItem {
-  return { id: record.id, content: record.content, score: roundScore(score) };
+  return { id: record.id, content: record.content, score: roundScore(score), ...itemRefs(record) };
 }
 
 export function profileItem(record: ProfileRecord, score: number | null = null): SearchProfileItem {

@@ -8,6 +8,7 @@ import type { Embedder, ModelCallOptions } from '../models/ports.js';
 import { embeddingText, type AgentCaseRecord, type AtomicFactRecord, type EpisodeRecord, type ForesightRecord, type MemoryRecord, type ProfileRecord } from '../records.js';
 import type { Extraction, Segment } from './extraction.js';
 import { participantUnits } from './participant-units.js';
+import { episodeItems, segmentMetadata, statementItems } from './item-refs.js';
 import { mergeProfile } from './profile-rules.js';
 
 export interface IngestContext extends ModelCallOptions {
@@ -34,35 +35,38 @@ export async function embedRecords(records: MemoryRecord[], ctx: Pick<IngestCont
 export async function recordsFromExtraction(segment: Segment, extraction: Extraction, ctx: IngestContext): Promise<MemoryRecord[]> {
   const out: MemoryRecord[] = [];
   const base = { app_id: segment.app_id, project_id: segment.project_id, created_at: ctx.now, updated_at: ctx.now, vector: null, vector_model: null };
+  // Every record of the segment keeps its write's metadata; the profile, which many writes make, keeps none.
+  const meta = segmentMetadata(segment.messages);
   for (const e of extraction.episodes) {
     const scope = { owner_type: e.owner_type, owner_id: e.owner_id };
     const episode: EpisodeRecord = {
-      ...base, ...scope, id: ctx.newId('ep'), kind: 'episode', session_id: segment.session_id, timestamp: e.timestamp,
+      ...base, ...meta, ...scope, id: ctx.newId('ep'), kind: 'episode', session_id: segment.session_id, timestamp: e.timestamp,
       sender_ids: e.sender_ids, source_message_ids: e.source_message_ids, parent_type: 'memcell', parent_id: segment.id,
-      subject: e.subject, summary: e.summary, episode: e.episode,
+      subject: e.subject, summary: e.summary, episode: e.episode, ...episodeItems(segment.messages, e.source_message_ids),
     };
     out.push(episode);
     const passages = participantUnits(segment.messages, e, [...e.facts, ...e.foresight]);
     for (const [i, f] of [...e.facts, ...passages].entries()) {
       const fact: AtomicFactRecord = {
-        ...base, ...scope, id: ctx.newId('af'), kind: 'atomic_fact', session_id: segment.session_id, timestamp: f.timestamp,
+        ...base, ...meta, ...scope, id: ctx.newId('af'), kind: 'atomic_fact', session_id: segment.session_id, timestamp: f.timestamp,
         sender_ids: f.sender_ids, source_message_ids: f.source_message_ids, parent_type: 'episode', parent_id: episode.id, content: f.content, evidence: f.evidence,
+        ...statementItems(segment.messages, f.source_message_ids, f.evidence),
         ...(i >= e.facts.length ? { passage: true as const } : {}),
       };
       out.push(fact);
     }
     for (const f of e.foresight) {
       const plan: ForesightRecord = {
-        ...base, ...scope, id: ctx.newId('fs'), kind: 'foresight', session_id: segment.session_id, timestamp: f.timestamp,
+        ...base, ...meta, ...scope, id: ctx.newId('fs'), kind: 'foresight', session_id: segment.session_id, timestamp: f.timestamp,
         sender_ids: f.sender_ids, source_message_ids: f.source_message_ids, parent_type: 'episode', parent_id: episode.id,
-        content: f.content, evidence: f.evidence, due_at: f.due_at,
+        content: f.content, evidence: f.evidence, due_at: f.due_at, ...statementItems(segment.messages, f.source_message_ids, f.evidence),
       };
       out.push(plan);
     }
   }
   for (const c of extraction.cases) {
     const record: AgentCaseRecord = {
-      ...base, owner_type: 'agent', owner_id: c.agent_id, id: ctx.newId('ac'), kind: 'agent_case', session_id: segment.session_id,
+      ...base, ...meta, owner_type: 'agent', owner_id: c.agent_id, id: ctx.newId('ac'), kind: 'agent_case', session_id: segment.session_id,
       timestamp: c.timestamp, sender_ids: c.sender_ids, source_message_ids: c.source_message_ids, parent_type: 'memcell', parent_id: segment.id,
       task_intent: c.task_intent, approach: c.approach, quality_score: c.quality_score, key_insight: c.key_insight,
     };

@@ -6,6 +6,7 @@
 import type { RecordView } from '../../engine.js';
 import { searchText } from '../../records.js';
 import { keywords } from './keywords.js';
+import { metadataRenderings } from '../metadata.js';
 import { clip, type Hit } from './shared.js';
 import { conversationKey, type TablestoreScope } from './tablestore-scope.js';
 
@@ -103,9 +104,7 @@ export function unitOf(hit: Hit, scope: TablestoreScope): MemoryUnit {
     source_turn_ids: [...r.source_message_ids],
     type_label: r.kind,
     date_bucket: iso(effective).slice(0, 7),
-    metadata: {},
-    metadata_json: '{}',
-    metadata_flat: '',
+    ...metadataRenderings(r.metadata),
     deleted: false,
     created_at: iso(r.created_at),
     effective_at: iso(effective),

@@ -9,8 +9,9 @@
  * the raw cosine clamped to 0..1, `source` the recall legs that found it. Profiles are never
  * results (the engine does not rank them), and there are no memory files (`fileResults: []`).
  *
- * Engram memories carry no write-time metadata, so a `metadata` condition with any key matches
- * nothing. Every request field the page does not list is refused with INVALID_PARAMETER: each
+ * `metadata` conditions match the write-time metadata of `add` and the upserts exactly (whole
+ * strings, every key ANDed); a memory written without a key never matches a condition on it.
+ * Every request field the page does not list is refused with INVALID_PARAMETER: each
  * one could narrow the search, and a condition silently dropped would widen it.
  */
 import type { Memory, OwnerSummary } from '../../engine.js';
@@ -20,6 +21,7 @@ import { isFull } from '../schema.js';
 import { roundScore } from '../../search/scores.js';
 import type { FilterNode } from '../types.js';
 import { SCOPE_ID_PATTERN, type Scope } from '../requests.js';
+import { charCount, MAX_METADATA_KEY_CHARS, MAX_METADATA_KEYS, MAX_METADATA_VALUE_CHARS, metadataMatches } from '../metadata.js';
 import type { DialectRoute } from './routes.js';
 import { byScore, hitsOf, json, ownerFields, searchRoute, type Hit } from './shared.js';
 import {
@@ -33,9 +35,8 @@ export const DEFAULT_TOP_K = 10;
 export const MAX_TOP_K = 50;
 export const MAX_QUERY_CHARS = 8192;
 export const MAX_CONVERSATION_SCOPES = 1000;
-export const MAX_METADATA_KEYS = 16;
-export const MAX_METADATA_KEY_CHARS = 64;
-export const MAX_METADATA_VALUE_CHARS = 1024;
+// Write-time metadata and these conditions share one set of bounds (metadata.ts).
+export { MAX_METADATA_KEYS, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS };
 /** What being in the caller's own conversation adds to `rankingScore`: enough to reorder near-ties, not to lift a weak match. */
 export const CONTEXT_BOOST = 0.05;
 
@@ -67,11 +68,7 @@ export interface ResolvedSearchMemories {
 
 const FIELDS = ['memoryStoreName', 'query', 'scope', 'filter', 'contextScope', 'topK', 'enableRerank', 'includeEvidence', 'minSimilarity', 'thresholds', 'metadata'];
 /** Code points of `s`, counted without copying it (a query can be megabytes long). */
-const chars = (s: string) => {
-  let n = 0;
-  for (let i = 0; i < s.length; i++, n++) if ((s.charCodeAt(i) & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
-  return n;
-};
+const chars = charCount;
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const present = (value: unknown) => value !== undefined && value !== null;
 
@@ -152,7 +149,8 @@ export function parseSearchMemories(body: unknown, options: TablestoreOptions = 
     }
   }
 
-  const metadata: Record<string, string> = {};
+  // Without a prototype: a condition on a key named `__proto__` is a condition, not a prototype change.
+  const metadata = Object.create(null) as Record<string, string>;
   const rawMetadata = body['metadata'];
   if (present(rawMetadata)) {
     if (!isObject(rawMetadata)) issues.push({ field: 'metadata', reason: 'must be an object of strings' });
@@ -213,8 +211,8 @@ export async function searchMemories(memory: Memory, body: unknown, options: Tab
     throw invalid([{ field: 'scope', reason: `and filter resolve to more than ${MAX_CONVERSATION_SCOPES} conversation scopes` }]);
   }
   const response: SearchMemoriesResponse = { memoryStoreName: req.memoryStoreName, results: [], fileResults: [], ...(req.includeEvidence ? { evidence: [] } : {}), scope: req.scope };
-  // No Engram memory carries metadata: a condition on any key matches nothing.
-  if (Object.keys(req.metadata).length > 0 || matched.length === 0) return response;
+  if (matched.length === 0) return response;
+  const conditions = Object.keys(req.metadata).length ? req.metadata : null;
 
   const found: Found[] = [];
   const rerank = req.enableRerank && memory.stats().llm !== null;
@@ -224,13 +222,15 @@ export async function searchMemories(memory: Memory, body: unknown, options: Tab
     const { response: res, trace } = await memory.searchWithTrace({
       ...ownerFields(scope), app_id: scope.app_id, project_id: scope.project_id, query: req.query, method: 'hybrid', top_k: fetch,
       // Reported scores are rounded to 6 places: the engine's floor lets through all that round up to the threshold.
-      min_score: req.minScore === null ? null : Math.max(0, req.minScore - 5e-7), enable_llm_rerank: rerank, filters: group.filters,
+      min_score: req.minScore === null ? null : Math.max(0, req.minScore - 5e-7), enable_llm_rerank: rerank,
+      // The conditions narrow the engine's search itself (the filters' `metadata` extension), so topK counts only matches.
+      filters: conditions ? { ...(group.filters ?? {}), metadata: conditions } : group.filters,
     }, signal ? { signal } : {});
     for (const hit of hitsOf(memory, scope, res.data)) {
       // Only memories of the resolved conversation scopes are reported (a session written since
       // the scopes were listed is not one of them).
       const candidates = group.scopes.get(hit.record.session_id);
-      if (!candidates) continue;
+      if (!candidates || (conditions && !metadataMatches(hit.record.metadata, conditions))) continue;
       const legs = trace.legs[hit.parent?.id ?? hit.record.id] ?? [];
       found.push({
         hit,

@@ -1,0 +1,192 @@
+/**
+ * Multimodal memories in Node, with the real files of test/fixtures/media and the bundled static
+ * embedding model: a two-page PDF (read by pdfjs-dist), a Markdown document, a PNG with a caption
+ * and a WAV with a transcript are each found by keyword, vector and hybrid search, with the
+ * item's reference (and the page or section) on the result; the bytes are kept once; export,
+ * import and forget carry them; malformed items are 422 and unsupported ones 415, writing nothing.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SearchEpisodeItem, SearchMethod } from '../../src/contract/types.js';
+import { createMemory, type Memory } from '../../src/engine.js';
+import { isMemoryError } from '../../src/errors.js';
+import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
+import type { Embedder } from '../../src/models/ports.js';
+import { MAX_ITEM_BYTES } from '../../src/write/content-items.js';
+import { createPdfjsReader } from '../../src/write/documents/index.js';
+import { MONDAY_9AM } from '../support/conversations.js';
+import { loadMediaFixtures } from '../support/media-files.js';
+import {
+  MARKDOWN_QUERY, mediaConversation, PDF_PAGE_ONE_QUERY, PDF_PAGE_TWO_QUERY, PNG_QUERY, WAV_QUERY, type MediaFixtures,
+} from '../support/media-fixtures.js';
+
+const METHODS: SearchMethod[] = ['keyword', 'vector', 'hybrid'];
+let embedder: Embedder;
+let memory: Memory;
+let f: MediaFixtures;
+
+/** The fact (or, failing that, the episode) of the best episode, with the references it carries. */
+async function best(query: string, method: SearchMethod, mem = memory, user = 'ann') {
+  const { data } = await mem.search({ user_id: user, query, method, top_k: 3 });
+  const top = data.episodes[0] as SearchEpisodeItem;
+  expect(top, `${method}: ${query}`).toBeDefined();
+  const fact = top.atomic_facts[0];
+  return { episode: top, fact, refs: fact?.content_items ?? [] };
+}
+
+async function rejection(request: unknown, mem = memory) {
+  try {
+    await mem.add(request);
+  } catch (error) {
+    if (isMemoryError(error)) return error;
+    throw error;
+  }
+  throw new Error('the add was accepted');
+}
+
+beforeAll(async () => {
+  f = loadMediaFixtures();
+  embedder = await createDefaultEmbedder();
+  memory = await createMemory({ embedder });
+  const added = await memory.add(mediaConversation(f, { session_id: 'media', user: 'ann', t0: MONDAY_9AM }));
+  expect(added.data.message_count).toBe(4);
+  expect(added.notices).toBeUndefined();
+  await memory.flush({ session_id: 'media' });
+});
+
+describe('each item is found by what it says, with every method', () => {
+  it.each(METHODS)('%s: text inside the PDF, attributed to its page', async (method) => {
+    const two = await best(PDF_PAGE_TWO_QUERY, method);
+    expect(two.fact?.content).toMatch(/telescope repair costs 4200 euros/);
+    expect(two.refs).toEqual([expect.objectContaining({ type: 'pdf', mime_type: 'application/pdf', name: 'harbour-survey.pdf', page: 2, size: Buffer.from(f.pdf, 'base64').length, text_source: 'extracted' })]);
+    expect(two.refs[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const one = await best(PDF_PAGE_ONE_QUERY, method);
+    expect(one.fact?.content).toMatch(/lighthouse keeper/);
+    expect(one.refs.map((r) => [r.type, r.page])).toEqual([['pdf', 1]]);
+  });
+
+  it.each(METHODS)('%s: the image by its caption, the audio by its transcript, the Markdown by its section', async (method) => {
+    const image = await best(PNG_QUERY, method);
+    expect(image.fact?.content).toMatch(/red kite/);
+    expect(image.refs).toEqual([expect.objectContaining({ type: 'image', mime_type: 'image/png', name: 'kite.png', size: 84, text_source: 'caption' })]);
+    const audio = await best(WAV_QUERY, method);
+    expect(audio.fact?.content).toMatch(/piano tuner/);
+    expect(audio.refs).toEqual([expect.objectContaining({ type: 'audio', mime_type: 'audio/wav', size: Buffer.from(f.wav, 'base64').length, text_source: 'transcript' })]);
+    const doc = await best(MARKDOWN_QUERY, method);
+    expect(doc.fact?.content).toMatch(/Drip irrigation/i);
+    expect(doc.refs).toEqual([expect.objectContaining({ type: 'doc', mime_type: 'text/markdown', section: 'Watering' })]);
+  });
+
+  it('the episode lists every item of the conversation by reference, never their bytes', async () => {
+    const { episode } = await best(PNG_QUERY, 'hybrid');
+    expect(episode.content_items?.map((r) => r.type)).toEqual(['pdf', 'image', 'doc', 'audio']);
+    expect(JSON.stringify(episode)).not.toContain(f.png);
+  });
+
+  it('a text-only memory carries no content_items field (the contract shape is unchanged)', async () => {
+    const plain = await createMemory({ embedder });
+    await plain.add({ session_id: 't', messages: [{ sender_id: 'bo', role: 'user', timestamp: MONDAY_9AM, content: 'I keep bees on the roof.' }] });
+    await plain.flush({ session_id: 't' });
+    const { data } = await plain.search({ user_id: 'bo', query: 'bees', method: 'hybrid' });
+    expect(data.episodes[0]).not.toHaveProperty('content_items');
+    expect(data.episodes[0]!.atomic_facts[0]).not.toHaveProperty('content_items');
+  });
+});
+
+describe('the bytes are kept once', () => {
+  it('by the episode; facts carry references only', async () => {
+    const bundle = await memory.export();
+    const text = JSON.stringify(bundle);
+    for (const b64 of [f.pdf, f.png, f.markdown, f.wav]) expect(text.split(b64).length - 1).toBe(1);
+    const episodes = bundle.items.filter((i) => i.kind === 'episode');
+    expect(episodes).toHaveLength(1);
+    expect(Object.keys(episodes[0]!['media'] as object)).toHaveLength(4);
+    const facts = bundle.items.filter((i) => i.kind === 'atomic_fact');
+    expect(facts.length).toBeGreaterThan(3);
+    for (const fact of facts) expect(fact).not.toHaveProperty('media');
+  });
+
+  it('export → import keeps items, bytes and references; forgetting the owner removes the bytes', async () => {
+    const copy = await createMemory({ embedder });
+    await copy.import(await memory.export());
+    const { refs } = await best(PDF_PAGE_TWO_QUERY, 'hybrid', copy);
+    expect(refs.map((r) => r.page)).toEqual([2]);
+    const [episode] = copy.peek({ app_id: 'default', project_id: 'default', owner_type: 'user', owner_id: 'ann' }, [(await best(PNG_QUERY, 'hybrid', copy)).episode.id]);
+    expect(episode?.kind === 'episode' && episode.media?.[(await best(PNG_QUERY, 'hybrid', copy)).refs[0]!.sha256!]).toBe(f.png);
+    await copy.delete({ user_id: 'ann' });
+    expect(JSON.stringify(await copy.export())).not.toContain(f.png);
+  });
+});
+
+describe('what a message may not carry', () => {
+  const msg = (content: unknown) => ({ session_id: 'bad', messages: [{ sender_id: 'cy', role: 'user', timestamp: MONDAY_9AM, content }] });
+
+  it.each([
+    ['a video', [{ type: 'video', uri: 'https://example.com/v.mp4' }], { type: 'video' }],
+    ['an image that is a zip', [{ type: 'image', base64: 'UEsDBA==', mime_type: 'application/zip' }], { type: 'image', mime_type: 'application/zip' }],
+    ['a Word document', [{ type: 'doc', uri: 'https://example.com/a.docx', mime_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }], { type: 'doc' }],
+  ])('%s is 415 UNSUPPORTED_CONTENT_TYPE', async (_name, content, details) => {
+    const error = await rejection(msg(content));
+    expect(error.code).toBe('UNSUPPORTED_CONTENT_TYPE');
+    expect(error.status).toBe(415);
+    expect(error.details).toMatchObject({ loc: expect.arrayContaining(['body', 'messages', 0, 'content', 0]), ...details });
+  });
+
+  it.each([
+    ['base64 that is not base64', [{ type: 'image', mime_type: 'image/png', base64: 'not*base64!' }], [0, 'base64'], 'value_error'],
+    ['inline bytes without a MIME type', [{ type: 'image', base64: 'iVBORw0KGgo=' }], [0, 'mime_type'], 'missing'],
+    ['an image with neither uri nor bytes', [{ type: 'image', caption: 'a cat' }], [0], 'value_error'],
+    ['a MIME type that is no MIME type', [{ type: 'audio', uri: 'x.wav', mime_type: 'wav' }], [0, 'mime_type'], 'value_error'],
+    ['an item without a type', [{ uri: 'https://example.com/a.png' }], [0, 'type'], 'missing'],
+    ['an item over the per-item bound', [{ type: 'pdf', base64: 'A'.repeat(Math.ceil(((MAX_ITEM_BYTES + 3) * 4) / 3 / 4) * 4) }], [0, 'base64'], 'too_large'],
+    ['a caption that is not text', [{ type: 'image', uri: 'https://example.com/a.png', caption: 42 }], [0, 'caption'], 'string_type'],
+  ])('%s is 422 at the item', async (_name, content, where, type) => {
+    const error = await rejection(msg(content));
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.details).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'messages', 0, 'content', ...where], type })]));
+  });
+
+  it('the inline items of one request are bounded together', async () => {
+    const four = 'A'.repeat(4 * 1024 * 1024); // 3 MiB decoded each, 9 MiB together
+    const error = await rejection({ session_id: 'big', messages: [0, 1, 2].map((i) => ({ sender_id: 'cy', role: 'user', timestamp: MONDAY_9AM + i, content: [{ type: 'image', mime_type: 'image/png', base64: four }] })) });
+    expect(error.details).toEqual([expect.objectContaining({ loc: ['body', 'messages'], type: 'too_large' })]);
+  });
+
+  it('bytes that claim to be a PDF and are not are 422, and nothing is written', async () => {
+    const mem = await createMemory({ embedder });
+    const error = await rejection(msg([{ type: 'text', text: 'the report' }, { type: 'pdf', base64: Buffer.from('hello, not a pdf').toString('base64') }]), mem);
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.details).toEqual([expect.objectContaining({ loc: ['body', 'messages', 0, 'content', 1], type: 'value_error' })]);
+    expect(mem.stats().buffered_messages).toBe(0);
+  });
+});
+
+describe('where PDFs cannot be read', () => {
+  it('the PDF is kept by reference and the response says why its text is not searchable', async () => {
+    const mem = await createMemory({ embedder, pdf: null });
+    const added = await mem.add({
+      session_id: 'np',
+      messages: [{ sender_id: 'di', role: 'user', timestamp: MONDAY_9AM, content: [{ type: 'text', text: 'The tax return for the allotment.' }, { type: 'pdf', name: 'tax.pdf', base64: f.pdf }] }],
+    });
+    expect(added.notices).toEqual([expect.objectContaining({ code: 'documents.pdf_unavailable', loc: ['body', 'messages', 0, 'content', 1] })]);
+    await mem.flush({ session_id: 'np' });
+    const { refs } = await best('tax return allotment', 'hybrid', mem, 'di');
+    expect(refs).toEqual([expect.objectContaining({ type: 'pdf', name: 'tax.pdf', text_source: 'none' })]);
+    expect((await mem.search({ user_id: 'di', query: 'telescope repair', method: 'keyword' })).data.episodes).toEqual([]);
+  });
+
+  it('a reader that cannot load pdfjs reports MODEL_UNAVAILABLE, which add turns into the same notice', async () => {
+    const reader = createPdfjsReader(() => Promise.reject(new ReferenceError('DOMMatrix is not defined')));
+    await expect(reader.pages(new Uint8Array(Buffer.from(f.pdf, 'base64')))).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE' });
+    const mem = await createMemory({ embedder, pdf: reader });
+    const added = await mem.add({ session_id: 'np', messages: [{ sender_id: 'di', role: 'user', timestamp: MONDAY_9AM, content: [{ type: 'pdf', base64: f.pdf }] }] });
+    expect(added.notices?.map((n) => n.code)).toEqual(['documents.pdf_unavailable']);
+  });
+});
+
+it('an unprocessed message shows its content as sent (with the document text it was read to)', async () => {
+  const mem = await createMemory({ embedder });
+  const content = [{ type: 'text', text: 'Photo:' }, { type: 'image', uri: 'https://example.com/kite.png', caption: 'a kite' }];
+  await mem.add({ session_id: 'u', messages: [{ sender_id: 'ed', role: 'user', timestamp: MONDAY_9AM, content }] });
+  const { data } = await mem.search({ user_id: 'ed', query: 'kite', filters: { session_id: 'u' } });
+  expect(data.unprocessed_messages[0]!.content).toEqual(content);
+});
