@@ -68,6 +68,11 @@ export class Partition {
   private indexRecords(records: MemoryRecord[]): void {
     const searchable = records.filter((r) => SEARCHABLE.has(r.kind));
     this.keyword!.add(searchable.map((r) => ({ id: r.id, kind: r.kind, text: searchText(r) })));
-    for (const r of searchable) if (r.vector) this.vector!.add(r.id, r.kind, r.vector);
+    for (const r of searchable) {
+      if (!r.vector) continue;
+      // A fact or plan scores its episode (MaxSim); one without an episode scores nothing.
+      const child = r.kind === 'atomic_fact' || r.kind === 'foresight';
+      this.vector!.add(r.id, r.kind, r.vector, child ? (r.parent_id ?? null) : r.id);
+    }
   }
 }

@@ -8,7 +8,7 @@
 import type { ParsedFilters } from '../contract/filters.js';
 import type { Partition } from '../index/partition.js';
 import type { AtomicFactRecord, EpisodeRecord, ForesightRecord, KnowledgeRecord, MemoryRecord } from '../records.js';
-import { fuseLegs, legScale, relevance, type FusedCalibration } from './scores.js';
+import { FUSION_POOL, fuseLegs, legScale, relevance, type FusedCalibration } from './scores.js';
 
 export type Leg = 'keyword' | 'vector';
 export type Unit = EpisodeRecord | KnowledgeRecord;
@@ -58,6 +58,8 @@ export interface RecallOptions {
 
 const UNIT_KINDS = ['episode', 'knowledge'] as const;
 const CHILD_KINDS = ['atomic_fact', 'foresight'] as const;
+const isUnitKind = (kind: string) => (UNIT_KINDS as readonly string[]).includes(kind);
+const isChildKind = (kind: string) => (CHILD_KINDS as readonly string[]).includes(kind);
 
 /** Recalls candidate units with every score the methods need. */
 export function recallUnits(partition: Partition, query: string, queryVector: Float32Array, options: RecallOptions): UnitCandidate[] {
@@ -68,37 +70,32 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
   const unitBm25 = new Map<string, number>();
   const keywordRanked: string[] = [];
   const withKeyword = options.legs.includes('keyword') || options.keywordEvidence === true;
-  for (const hit of withKeyword ? keyword.search(query, UNIT_KINDS) : []) {
+  const childBm25 = new Map<string, number>();
+  // One bounded search serves units and children alike (keyword-index.ts).
+  for (const hit of withKeyword ? keyword.search(query, null) : []) {
+    if (isChildKind(hit.kind)) childBm25.set(hit.id, hit.score);
+    if (!isUnitKind(hit.kind)) continue;
     const record = partition.records.get(hit.id);
     if (!record || !passes(record)) continue;
     unitBm25.set(hit.id, hit.score);
     keywordRanked.push(hit.id);
   }
-  const childBm25 = new Map<string, number>();
-  for (const hit of withKeyword ? keyword.search(query, CHILD_KINDS) : []) childBm25.set(hit.id, hit.score);
 
-  // Exact cosines for every child and unit; the radius only decides leg membership.
-  const childCos = new Map<string, number>();
-  const unitCos = new Map<string, number>();
-  for (const hit of vector.scores(queryVector, CHILD_KINDS)) {
-    const child = partition.records.get(hit.id);
-    if (!child || !child.parent_id || !passes(child)) continue;
-    // A fact stands for its episode only when the episode itself passes the filters.
-    const parent = partition.records.get(child.parent_id);
-    if (!parent || !passes(parent)) continue;
-    childCos.set(hit.id, hit.score);
-    if (hit.score > (unitCos.get(child.parent_id) ?? -Infinity)) unitCos.set(child.parent_id, hit.score);
-  }
-  for (const hit of vector.scores(queryVector, UNIT_KINDS)) {
+  // Exact cosines for every visible child and unit, in one pass over the partition's vectors
+  // (vector-index.ts); the radius only decides leg membership.
+  const scan = vector.maxSim(queryVector, {
+    units: UNIT_KINDS,
+    children: CHILD_KINDS,
+    filtered: options.filters !== null,
+    visible: (id) => {
+      const record = partition.records.get(id);
+      return record !== undefined && passes(record);
+    },
     // MaxSim: an episode whose facts are visible is scored by them, not by its own vector.
-    if (partition.childrenOf(hit.id).some(passes)) continue;
-    const record = partition.records.get(hit.id);
-    if (record && passes(record)) unitCos.set(hit.id, hit.score);
-  }
-  const vectorRanked = [...unitCos.entries()]
-    .filter(([, cos]) => cos >= floor)
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .map(([id]) => id);
+    hasVisibleChildren: (id) => partition.childrenOf(id).some(passes),
+  });
+  const vectorTop = scan.topUnits(Math.max(options.pool, FUSION_POOL), floor);
+  const vectorRanked = vectorTop.map((h) => h.id);
 
   const legOf = new Map<string, Leg[]>();
   const take = (leg: Leg, ranked: string[]) => {
@@ -109,24 +106,24 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
 
   // Both legs on one scale: per-query z-scores (scores.ts). An item outside the vector leg (below
   // the radius) stands where the leg found nothing.
-  const inVector = new Set(vectorRanked);
-  const keywordScale = legScale(unitBm25.values(), unitCos.size, 0);
-  const vectorScale = legScale(vectorRanked.map((id) => unitCos.get(id)!), vectorRanked.length);
-  const childKeyword = legScale(childBm25.values(), childCos.size, 0);
-  const childVector = legScale(childCos.values(), childCos.size);
-  const fusedOf = (id: string) => fuseLegs(keywordScale.z(unitBm25.get(id)), vectorScale.z(inVector.has(id) ? unitCos.get(id) : undefined));
+  const inVector = (cos: number | undefined) => (cos !== undefined && cos >= floor ? cos : undefined);
+  const keywordScale = legScale(unitBm25.values(), scan.unitCount, 0);
+  const vectorScale = legScale(vectorTop.map((h) => h.score), scan.unitsAtLeast(floor));
+  const childKeyword = legScale(childBm25.values(), scan.childCount, 0);
+  const childVector = legScale(scan.topChildScores(FUSION_POOL), scan.childCount);
+  const fusedOf = (id: string) => fuseLegs(keywordScale.z(unitBm25.get(id)), vectorScale.z(inVector(scan.unitCos(id))));
 
   const out: UnitCandidate[] = [];
   for (const id of legOf.keys()) {
     const record = partition.records.get(id) as Unit | undefined;
     if (!record) continue;
-    const cos = unitCos.get(id) ?? 0;
+    const cos = scan.unitCos(id) ?? 0;
     const bm25 = unitBm25.get(id) ?? 0;
     const children = partition
       .childrenOf(id)
-      .filter((c): c is Child => (c.kind === 'atomic_fact' || c.kind === 'foresight') && childCos.has(c.id))
+      .filter((c): c is Child => (c.kind === 'atomic_fact' || c.kind === 'foresight') && scan.childCos(c.id) !== undefined)
       .map((c) => {
-        const ccos = childCos.get(c.id) ?? 0;
+        const ccos = scan.childCos(c.id) ?? 0;
         const cbm25 = childBm25.get(c.id) ?? 0;
         const fused = fuseLegs(childKeyword.z(childBm25.get(c.id)), childVector.z(ccos));
         return { record: c, cos: ccos, bm25: cbm25, fused, score: relevance(fused, options.calibration.child) };
