@@ -11,6 +11,11 @@ import { createError, isAbortError } from '../src/errors.js';
 import { registerErrorTransfer } from '../src/rpc/error-transfer.js';
 import { createPeer, GOODBYE_LINGER_MS, METHODS, type MethodName, type Peer, type PeerEvent } from '../src/rpc/peer.js';
 import { openEngine, type WorkerLlmOptions } from './open-engine.js';
+import { createPdfjsReader } from '../src/write/documents/pdf.js';
+import { loadBrowserPdfjs } from '../src/write/documents/pdfjs-browser.js';
+
+// PDF text is read in this worker; pdfjs is a chunk of its own, fetched with the first PDF.
+const pdf = createPdfjsReader(loadBrowserPdfjs);
 import { createIndexedDbStore } from '../src/store/indexeddb-store.js';
 import { checkEncryption, type EncryptionOptions } from '../src/store/sealed-store.js';
 
@@ -91,7 +96,7 @@ const api: MemoryWorkerApi = {
         mark('lock');
         let memory: Memory;
         try {
-          memory = await openEngine(options, { onProgress: (progress) => me.broadcast({ type: 'progress', progress }), onEvent: (event) => me.broadcast(event), mark });
+          memory = await openEngine(options, { onProgress: (progress) => me.broadcast({ type: 'progress', progress }), onEvent: (event) => me.broadcast(event), mark, pdf });
         } catch (error) {
           failure = error;
           me.fail(error);

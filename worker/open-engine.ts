@@ -17,6 +17,7 @@ import { createWebLlm } from '../src/models/webllm-llm.js';
 import type { AppConfig } from '@mlc-ai/web-llm';
 import type { StorageAdapter } from '../src/store/port.js';
 import type { EncryptionOptions } from '../src/store/sealed-store.js';
+import type { PdfTextReader } from '../src/write/documents/pdf.js';
 
 /** What opening a memory needs (structured-clone-safe, apart from `fetch`). */
 export interface OpenEngineOptions {
@@ -80,6 +81,11 @@ export interface OpenEngineHooks {
   onEvent: (event: PeerEvent) => void;
   /** Called as each start-up step ends (`storeOpen`, `modelParsed`, `embedderReady`, `loaded`, `engineOpen`). */
   mark?: (step: string) => void;
+  /**
+   * Reads PDF text (see `MemoryOptions.pdf`). The memory worker passes the pdfjs reader, a lazy
+   * chunk; a service worker host passes none, so its single-file bundle stays without pdfjs.
+   */
+  pdf?: PdfTextReader | null;
 }
 
 /** Opens the memory named `options.name`; the caller must hold its Web Lock. */
@@ -119,6 +125,7 @@ export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHo
       store,
       embedder,
       warmIndexes: true,
+      ...(hooks.pdf !== undefined ? { pdf: hooks.pdf } : {}),
       ...(options.encryption ? { encryption: options.encryption } : {}),
       ...(options.llm ? { llm: startLlm(options.llm, hooks) } : {}),
       ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
