@@ -2,7 +2,7 @@ import { defineConfig } from 'vite';
 import { browserNodeFs } from './demo/build/browser-node-fs.js';
 
 /**
- * `npm run build`: the library as ES modules in dist/lib — the engine (`index`) and the browser
+ * `npm run build:bundle`: the library bundled as ES modules in dist/lib — the engine (`index`) and the browser
  * client (`client`, which bundles its Web Worker). Dependencies stay external; the bundled model
  * is not copied (serve models/static-en/ from your own origin). The demo and the Cloudflare Worker
  * have their own builds (`npm run build:demo`, `npm run build:edge`).

@@ -128,7 +128,7 @@ export async function createMemoryClient(options: MemoryClientOptions): Promise<
   if (!options?.modelUrl) throw createError('MODEL_UNAVAILABLE', { message: 'createMemoryClient needs modelUrl: serve models/static-en/model.bin from your origin' });
   registerErrorTransfer();
   const name = options.name ?? 'default';
-  const worker = options.worker ?? new Worker(new URL('../worker/memory.worker.ts', import.meta.url), { type: 'module', name: `engram:${name}` });
+  const worker = options.worker ?? new Worker(new URL('../worker/memory.worker.js', import.meta.url), { type: 'module', name: `engram:${name}` });
   const remote: Remote<MemoryWorkerApi> = wrap<MemoryWorkerApi>(worker);
   const listeners = new Set<(change: MemoryChange) => void>();
   if (options.onChange) listeners.add(options.onChange);

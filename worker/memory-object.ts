@@ -7,6 +7,7 @@
 import { createMemory, type Memory, type MemoryStats } from '../src/engine.js';
 import { MemoryError } from '../src/errors.js';
 import { createFetchHandler } from '../src/http/handler.js';
+import { handleMcpRequest } from '../src/mcp/http.js';
 import { createDurableObjectStore } from '../src/store/durable-object-store.js';
 import { bodyInTenancy, parseTenancyName, TENANCY_HEADER } from './auth.js';
 import type { EdgeEnv, MemoryObjectState } from './edge-env.js';
@@ -26,9 +27,9 @@ export class MemoryObject {
     this.handler = createFetchHandler((request, body) => this.pick(request, body), {
       onError: (error) => console.error('[engram] unexpected error', error),
       // pick() has checked the header names this object's tenancy; MCP calls stay inside it.
-      mcp: (request) => {
+      mcp: (memory, request) => {
         const tenancy = parseTenancyName(request.headers.get(TENANCY_HEADER) ?? '');
-        return tenancy ? { tenancy } : {};
+        return handleMcpRequest(memory, request, tenancy ? { tenancy } : {});
       },
     });
   }
@@ -69,6 +70,9 @@ export class MemoryObject {
       ...edgeEncryption(this.env),
       embedder: await edgeEmbedder(this.env),
       llm: edgeLlm(this.env),
+      // pdfjs cannot run in workerd (no DOMMatrix) and would take half the bundle's size budget:
+      // PDFs are kept by reference here, and `add` answers with a notice saying so.
+      pdf: null,
       onNotice: (notice) => {
         // Degraded paths are reported once per object, not once per request.
         if (this.noticed.has(notice.code)) return;

@@ -11,7 +11,6 @@ import { boundedDetails } from '../contract/echo.js';
 import { ERROR_CATALOG, isMemoryError, MemoryError, type ErrorCode } from '../errors.js';
 import type { Memory } from '../engine.js';
 import type { SearchTrace } from '../search/search.js';
-import type { McpServerOptions } from '../mcp/server.js';
 import { openApiDocument, type RouteName } from './openapi.js';
 
 export const API_PREFIX = '/api/v1/memory';
@@ -46,10 +45,11 @@ export interface HandlerOptions {
    */
   dialects?: DialectOptions;
   /**
-   * MCP over Streamable HTTP at `/mcp` (default on): `false` turns it off; a function gives each
-   * request its server options (the Durable Object pins the key's tenancy).
+   * Serves `/mcp` (MCP over Streamable HTTP) with this function, e.g. `handleMcpRequest` of
+   * src/mcp/http.ts; default none (404). Passed in rather than imported, so hosts that do not
+   * serve MCP (the PWA's service worker) never bundle the MCP SDK.
    */
-  mcp?: false | ((request: Request) => McpServerOptions);
+  mcp?: (memory: Memory, request: Request) => Promise<Response>;
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
@@ -180,13 +180,10 @@ export function createFetchHandler(target: Memory | ((request: Request, body: un
       }
       if (path === '/openapi.json') {
         if (request.method !== 'GET' && request.method !== 'HEAD') return json(405, { detail: 'Method Not Allowed' }, { allow: 'GET' });
-        return json(200, openApiDocument());
+        return json(200, openApiDocument({ mcp: Boolean(options.mcp) }));
       }
-      if (path === '/mcp' && options.mcp !== false) {
-        // Loaded on first use: hosts that never see an MCP request never load the MCP SDK.
-        const { handleMcpRequest } = await import('../mcp/http.js');
-        return await handleMcpRequest(await pick(request, undefined), request, options.mcp?.(request) ?? {});
-      }
+      // The MCP body is a JSON-RPC message, not a memory request: the memory is picked without it.
+      if (path === '/mcp' && options.mcp) return await options.mcp(await pick(request, undefined), request);
       const dialect = dialectRoute(path);
       if (dialect) return await dialect(request, { memory: pick, readJson, onError: options.onError });
       if (!path.startsWith(`${API_PREFIX}/`)) return json(404, { detail: 'Not Found' });

@@ -71,6 +71,8 @@ export interface OpenApiOptions {
   serverUrl?: string;
   /** The API version shown (default `0.1.0`). */
   version?: string;
+  /** Whether the host serves MCP at `/mcp` (default true). */
+  mcp?: boolean;
 }
 
 /** The OpenAPI 3.1 document; a fresh object on every call. */
@@ -92,7 +94,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Record<string, un
   }
   paths['/health'] = { get: { operationId: 'health', summary: 'Liveness, with the memory’s counters where the host has one memory.', security: [], responses: { '200': { description: 'ok', content: jsonContent({ type: 'object', properties: { status: { const: 'ok' } } }) } } } };
   paths['/openapi.json'] = { get: { operationId: 'openapi', summary: 'This document.', security: [], responses: { '200': { description: 'OpenAPI 3.1', content: jsonContent({ type: 'object' }) } } } };
-  paths['/mcp'] = {
+  if (options.mcp !== false) paths['/mcp'] = {
     post: {
       operationId: 'mcp',
       summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON answers): the tools add_memory, flush_memory, search_memory, get_memories, delete_memory and the resource engram://profile/{user_id}.',

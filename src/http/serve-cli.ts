@@ -6,17 +6,14 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createMemory } from '../engine.js';
+import { openDataDirectory } from '../cli/open-memory.js';
 import { isMemoryError } from '../errors.js';
-import { createDefaultEmbedder } from '../models/load-static-model.js';
-import { createOpenAiCompatibleLlm } from '../models/openai-compatible-llm.js';
-import { createSqliteStore } from '../store/sqlite-store.js';
-import { serveEncryption } from '../store/encryption-source.js';
+import { handleMcpRequest } from '../mcp/http.js';
 import { createErrorRenderer, createFetchHandler, type HandlerOptions } from './handler.js';
 import { exposureProblem, normaliseOrigin, parseHost } from './local-guard.js';
 import { startNodeServer } from './node-server.js';
 
-const HELP = `Usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--data ./.engram] [--token T]
+export const SERVE_HELP = `Usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--data ./.engram] [--token T]
 
   --port   TCP port (default 8787; 0 picks a free one)
   --host   interface to listen on (default 127.0.0.1: this machine only)
@@ -29,6 +26,7 @@ const HELP = `Usage: npm run serve -- [--port 8787] [--host 127.0.0.1] [--data .
   --tablestore          also serve Tablestore's POST /SearchMemories (memoryStoreName = project_id)
   --breeth-user ID      also serve Breeth's POST /v1/search over user ID's memory (group_id = project_id)
 
+MCP (Streamable HTTP) is served at /mcp and the OpenAPI document at /openapi.json.
 Refused before any route: POST bodies that are not application/json (415), requests from a web
 origin not allowed (403), a Host name this server does not answer for (421), a missing or wrong
 token when one is set (401). See the README's "Security model of the Node server".
@@ -90,27 +88,18 @@ export function readServeSettings(args: string[], env: Record<string, string | u
   };
 }
 
-async function main(): Promise<void> {
-  const settings = readServeSettings(process.argv.slice(2));
+/** Runs the server of the command line `args` until SIGINT or SIGTERM (`engram-memory serve` and `npm run serve`). */
+export async function serve(args: string[] = process.argv.slice(2)): Promise<void> {
+  const settings = readServeSettings(args);
   if (settings === 'help') {
-    console.log(HELP);
+    console.log(SERVE_HELP);
     return;
   }
   const values = settings;
-  const baseUrl = process.env['ENGRAM_LLM_BASE_URL'];
-  const apiKey = process.env['ENGRAM_LLM_API_KEY'];
-  const llm = baseUrl
-    ? createOpenAiCompatibleLlm({ baseUrl, model: process.env['ENGRAM_LLM_MODEL'] ?? 'default', ...(apiKey ? { apiKey } : {}) })
-    : null;
-  const memory = await createMemory({
-    store: await createSqliteStore(values.data!),
-    ...(await serveEncryption(process.argv.slice(2))),
-    embedder: await createDefaultEmbedder(),
-    llm,
-    onNotice: (n) => console.warn(`[engram] ${n.code}: ${n.message}`),
-  });
+  const memory = await openDataDirectory(values.data, args);
   const handlerOptions: HandlerOptions = {
     onError: (e) => console.error('[engram] unexpected error', e),
+    mcp: handleMcpRequest,
     dialects: {
       ...(values.tablestore ? { tablestore: {} } : {}),
       ...(values.breethUser ? { breeth: { owner: { user_id: values.breethUser } } } : {}),
@@ -137,7 +126,7 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().catch((error: unknown) => {
+  serve().catch((error: unknown) => {
     // The catalog code first (STORAGE_CORRUPT, ENCRYPTION_KEY_INVALID…): what an operator or a script looks for.
     console.error(isMemoryError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : error);
     process.exit(1);

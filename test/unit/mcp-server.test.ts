@@ -12,6 +12,7 @@ import { jsonSchemaOf } from '../../src/contract/schema.js';
 import { REQUEST_CHECKS } from '../../src/contract/requests.js';
 import { createFetchHandler } from '../../src/http/handler.js';
 import { startNodeServer, type RunningServer } from '../../src/http/node-server.js';
+import { handleMcpRequest } from '../../src/mcp/http.js';
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
 
@@ -113,7 +114,7 @@ describe('MCP server over Streamable HTTP (Node server)', () => {
   let server: RunningServer;
   beforeAll(async () => {
     memory = await createMemory({ embedder: await createDefaultEmbedder() });
-    server = await startNodeServer({ port: 0, handler: createFetchHandler(memory), token });
+    server = await startNodeServer({ port: 0, handler: createFetchHandler(memory, { mcp: handleMcpRequest }), token });
   });
   afterAll(async () => {
     await server.close();

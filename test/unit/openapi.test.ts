@@ -8,6 +8,7 @@ import { createMemory } from '../../src/engine.js';
 import { REQUEST_CHECKS } from '../../src/contract/requests.js';
 import { createFetchHandler } from '../../src/http/handler.js';
 import { openApiDocument } from '../../src/http/openapi.js';
+import { handleMcpRequest } from '../../src/mcp/http.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { handleRequest } from '../../worker/cloudflare.js';
 import type { EdgeEnv } from '../../worker/edge-env.js';
@@ -85,7 +86,8 @@ describe('OpenAPI document', () => {
   });
 
   it('is served at GET /openapi.json by the fetch handler and by the Cloudflare Worker', async () => {
-    const handler = createFetchHandler(await createMemory({ store: createMemoryStore(), embedder: hashEmbedderDouble() }));
+    const memory = await createMemory({ store: createMemoryStore(), embedder: hashEmbedderDouble() });
+    const handler = createFetchHandler(memory, { mcp: handleMcpRequest });
     const fromHandler = await handler(new Request('http://x/openapi.json'));
     expect(fromHandler.status).toBe(200);
     expect(await fromHandler.json()).toEqual(doc);
@@ -93,5 +95,9 @@ describe('OpenAPI document', () => {
     expect(fromWorker.status).toBe(200);
     expect(await fromWorker.json()).toEqual(doc);
     expect((await handler(new Request('http://x/openapi.json', { method: 'POST', body: '{}' }))).status).toBe(405);
+    // A host that does not serve MCP (the PWA's service worker) does not list it.
+    const withoutMcp = await (await createFetchHandler(memory)(new Request('http://x/openapi.json'))).json();
+    expect(Object.keys(withoutMcp.paths)).not.toContain('/mcp');
+    expect((await createFetchHandler(memory)(new Request('http://x/mcp', { method: 'POST', body: '{}' }))).status).toBe(404);
   });
 });
