@@ -22,6 +22,10 @@ describe('the Worker bundle', () => {
     expect(bundle.text).not.toMatch(/src\/models\/(onnx-static-embedder|webllm-llm|load-static-model)\.ts/);
   });
 
+  it('contains no pdfjs: PDFs are kept by reference at the edge (docs/multimodal.md)', () => {
+    expect(bundle.text).not.toMatch(/node_modules\/pdfjs-dist|src\/write\/documents\/pdfjs-browser\.ts/);
+  });
+
   it('does not carry the model weights and fits the Free plan', () => {
     // The rules extractor's English model (wink, ~3 MB of tables) is in the bundle; the 9.5 MB
     // embedding model must not be. Cloudflare limits the compressed size (Free plan: 3 MiB).
