@@ -10,7 +10,7 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
 import { browserNodeFs } from './build/browser-node-fs.js';
-import { demoPwa } from './build/pwa-plugin.js';
+import { demoPwa, withoutWebLlm } from './build/pwa-plugin.js';
 
 const demoRoot = import.meta.dirname;
 const repoRoot = resolve(demoRoot, '..');
@@ -23,8 +23,9 @@ export default defineConfig(({ command }) => ({
   base: './',
   publicDir: resolve(demoRoot, 'public'),
   define: { __SERVICE_WORKER__: JSON.stringify(command === 'build') },
-  // Module workers, so the memory worker may `await import()` like the page does.
-  worker: { format: 'es', plugins: () => [browserNodeFs()], rolldownOptions: { checks: { bundlerTimings: false } } },
+  // Module workers, so the memory worker may `await import()` like the page does. WebLLM runs in
+  // the page only: the worker gets a stand-in, so the build ships WebLLM's runtime once.
+  worker: { format: 'es', plugins: () => [browserNodeFs(), withoutWebLlm()], rolldownOptions: { checks: { bundlerTimings: false } } },
   server: { host: '127.0.0.1', port: 5173, strictPort: true, fs: { allow: [repoRoot] } },
   preview: { host: '127.0.0.1', port: 5173, strictPort: true },
   build: {

@@ -8,7 +8,7 @@
  * In `vite dev` it serves the model and icons from memory instead (no service worker there).
  */
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { build, type Plugin, type ResolvedConfig } from 'vite';
 import { MODEL_PATH } from '../config.js';
@@ -25,6 +25,16 @@ function iconFiles(): Record<string, Uint8Array | string> {
     'icons/icon-192.png': iconPng(192),
     'icons/icon-512.png': iconPng(512),
     'icons/icon-maskable-512.png': iconPng(512, true),
+  };
+}
+
+/** Resolves `@mlc-ai/web-llm` to a stand-in (see no-webllm.ts): for the bundles that never run WebLLM. */
+export function withoutWebLlm(): Plugin {
+  const stub = resolve(import.meta.dirname, 'no-webllm.ts');
+  return {
+    name: 'engram-demo-without-webllm',
+    enforce: 'pre',
+    resolveId: (source) => (source === '@mlc-ai/web-llm' ? stub : null),
   };
 }
 
@@ -96,7 +106,7 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
         root: config.root,
         logLevel: config.logLevel === 'error' || config.logLevel === 'silent' ? config.logLevel : 'warn',
         publicDir: false,
-        plugins: [browserNodeFs()],
+        plugins: [browserNodeFs(), withoutWebLlm()],
         // The language model stays out of sw.js (see sw-no-language-model.ts for why and what follows).
         resolve: { alias: { 'wink-eng-lite-web-model': resolve(import.meta.dirname, 'sw-no-language-model.ts') } },
         define: {
@@ -118,7 +128,8 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
       // report is silenced there); a caller that asks for `error` or `silent` gets nothing.
       if (config.logLevel === 'info' || config.logLevel === 'warn') {
         const dropped = removed.length ? `; dropped ${removed.join(', ')} (no built file refers to ${removed.length === 1 ? 'it' : 'them'})` : '';
-        console.log(`demo built in ${relative(process.cwd(), outDir) || '.'}: ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB, precached by sw.js (cache version ${version})${dropped}`);
+        const sw = (await stat(join(outDir, 'sw.js'))).size;
+        console.log(`demo built in ${relative(process.cwd(), outDir) || '.'}: ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB, precached by sw.js (${(sw / 1e6).toFixed(2)} MB, cache version ${version})${dropped}`);
       }
     },
   };

@@ -55,6 +55,8 @@ export class PartitionGraph {
   readonly relations = new Map<string, GraphRelationItem>();
   private readonly byEntity = new Map<string, Set<string>>();
   private readonly byFact = new Map<string, Set<string>>();
+  /** `subject \0 predicate` → relation ids: merging asks this for every new link, so it must not walk a hub's links. */
+  private readonly byLink = new Map<string, Set<string>>();
   private degrees: Map<string, number> | null = null;
   private maxDegree = 0;
 
@@ -72,6 +74,7 @@ export class PartitionGraph {
     this.relations.set(item.id, item);
     for (const e of [item.subject, item.object]) link(this.byEntity, e, item.id);
     if (item.fact_id) link(this.byFact, item.fact_id, item.id);
+    link(this.byLink, `${item.subject}\u0000${item.predicate}`, item.id);
   }
 
   remove(item: GraphEntityItem | GraphRelationItem): void {
@@ -85,6 +88,7 @@ export class PartitionGraph {
     this.relations.delete(item.id);
     for (const e of [old.subject, old.object]) unlink(this.byEntity, e, old.id);
     if (old.fact_id) unlink(this.byFact, old.fact_id, old.id);
+    unlink(this.byLink, `${old.subject}\u0000${old.predicate}`, old.id);
   }
 
   /** Relations touching an entity; only those that still hold unless `all`. */
@@ -104,7 +108,12 @@ export class PartitionGraph {
 
   /** The relations of `subject` with `predicate` that still hold. */
   holding(subject: string, predicate: string): GraphRelationItem[] {
-    return this.relationsOf(subject).filter((r) => r.subject === subject && r.predicate === predicate);
+    const out: GraphRelationItem[] = [];
+    for (const id of this.byLink.get(`${subject}\u0000${predicate}`) ?? []) {
+      const r = this.relations.get(id);
+      if (r && r.superseded_at === null) out.push(r);
+    }
+    return out;
   }
 
   /**

@@ -218,6 +218,9 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   const dates = findDates(evidence, now, future ? false : past || undefined);
   const starts = offsets(tokens);
   const name = speaker.name;
+  // A speaker known only by an id ("user-001"): it keeps its case and is not made possessive after the subject.
+  const idLike = !/^\p{Lu}/u.test(name);
+  const capitalised = (body: string) => (idLike && body.startsWith(name) ? body : capitalise(body));
 
   const pieces: Piece[] = [];
   let moved: string | null = null;
@@ -251,7 +254,10 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
         // "should I pick", "do I need", "did I leave": the auxiliary came first and carries the
         // tense, so the verb after the subject keeps its base form ("should Ann pick").
         modal = inverted(tokens, i);
-      } else if (lower === 'my' || lower === 'mine' || lower === 'our' || lower === 'ours') text = `${name}'s`;
+      } else if (lower === 'my' || lower === 'mine' || lower === 'our' || lower === 'ours') {
+        // An id is no name to decline: "user-001 runs before their drink", not "before user-001's drink".
+        text = idLike && speakerSubject && (lower === 'my' || lower === 'our') ? 'their' : `${name}'s`;
+      }
       else if (lower === 'me' || lower === 'myself') text = name;
       else if (lower === 'we' || lower === 'us') {
         text = `${name} and others`;
@@ -279,8 +285,8 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   body = body.replace(/\s+([,.;:!?])/g, '$1').trim();
   if (!body) return null;
   const direct = firstPerson || namedSubject || /^\p{Lu}/u.test(body) && tokens[0]?.pos === 'PROPN';
-  if (question) return { content: `${name} asked: ${capitalise(body)}?`, evidence, plan: false, due_at: null, dates, tokens, firstPerson: false };
-  const content = direct ? `${capitalise(body)}.` : `${name} said that ${body.charAt(0).toLowerCase() + body.slice(1)}.`;
+  if (question) return { content: `${name} asked: ${capitalised(body)}?`, evidence, plan: false, due_at: null, dates, tokens, firstPerson: false };
+  const content = direct ? `${capitalised(body)}.` : `${name} said that ${body.charAt(0).toLowerCase() + body.slice(1)}.`;
   const today = Math.floor(now / DAY) * DAY;
   const ahead = dates.filter((d) => d.at >= today);
   // "I watered the beds today": a date that is not past does not make a past-tense verb a plan.

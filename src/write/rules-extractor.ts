@@ -6,7 +6,7 @@
  * everywhere; an LLM extractor produces richer text through the same port.
  */
 import { extractText } from '../contract/requests.js';
-import { provenanceId, type BufferedMessage } from '../records.js';
+import { provenanceId, sentBy, type BufferedMessage } from '../records.js';
 import { claimsOf, type Claim } from './claims.js';
 import { findDates, isoDate, spoken, type ResolvedDate } from './dates.js';
 import type { ExtractedCase, ExtractedEpisode, ExtractedForesight, ExtractedProfile, ExtractedStatement, Extraction, Extractor, Segment } from './extraction.js';
@@ -49,7 +49,7 @@ export function readSegment(segment: Segment, names: Map<string, string>, langua
   const mentions = new Mentions();
   const participants = [...names.values()];
   return segment.messages.map((message) => {
-    const name = names.get(message.sender_id) ?? message.sender_id;
+    let name = names.get(message.sender_id) ?? message.sender_id;
     const others = participants.filter((n) => n !== name);
     const listener = others.length === 1 ? others[0]! : null;
     const sentences = analyse(extractText(message.content), language);
@@ -67,7 +67,11 @@ export function readSegment(segment: Segment, names: Map<string, string>, langua
           continue;
         }
         // "I'm Maya." is no fact about Maya: it names the speaker, whose claims from here on use it.
-        if (!message.sender_name?.trim() && message.role === 'user' && names.get(message.sender_id) === message.sender_id) names.set(message.sender_id, introduced);
+        // The rest of this message already speaks under it ("I'm Maya. I have a cat …").
+        if (!message.sender_name?.trim() && message.role === 'user' && names.get(message.sender_id) === message.sender_id) {
+          names.set(message.sender_id, introduced);
+          name = introduced;
+        }
       }
       // Sentences that make no claim (questions, replies) still name dates for the narrative.
       dates.push(...(own.length ? own.flatMap((c) => c.dates) : findDates(s.text, message.timestamp)));
@@ -172,7 +176,8 @@ function episodeFor(ownerType: 'user' | 'agent', ownerId: string, segment: Segme
   const facts: ExtractedStatement[] = [];
   const foresight: ExtractedForesight[] = [];
   for (const r of readings) {
-    if (r.message.sender_id !== ownerId) continue;
+    // The owner is (type, id): a user and an agent may share an id, never their words.
+    if (!sentBy(r.message, { owner_type: ownerType, owner_id: ownerId })) continue;
     const out = statementsOf(r);
     facts.push(...out.facts);
     foresight.push(...out.foresight);
@@ -203,7 +208,7 @@ function profileFor(userId: string, readings: Reading[]): ExtractedProfile | nul
   const update: Record<string, unknown> = {};
   const sources: Record<string, string[]> = {};
   const history: ProfileHistoryEntry[] = [];
-  const own = readings.filter((r) => r.message.sender_id === userId);
+  const own = readings.filter((r) => sentBy(r.message, { owner_type: 'user', owner_id: userId }));
   for (const r of own) {
     const id = provenanceId(r.message);
     {
