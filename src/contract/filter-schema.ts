@@ -33,14 +33,22 @@ const FIELDS = {
   sender_id: condition({ type: 'string' }, ['eq', 'in']),
 } satisfies Record<FilterField, JsonSchema>;
 
+/** Engram extension: write-time metadata, key → exact value or `{eq | ne | in}` (docs/multimodal.md). */
+const METADATA: JsonSchema = {
+  type: 'object',
+  description: 'Engram extension: write-time metadata, matched exactly per key',
+  maxProperties: 256,
+  additionalProperties: condition({ type: 'string', maxLength: 1024 }, ['eq', 'ne', 'in']),
+};
+
 const node = (nested: JsonSchema): JsonSchema => ({
   type: 'object',
-  properties: { ...FIELDS, AND: { type: ['array', 'null'], items: nested }, OR: { type: ['array', 'null'], items: nested, minItems: 1 } },
+  properties: { ...FIELDS, metadata: METADATA, AND: { type: ['array', 'null'], items: nested }, OR: { type: ['array', 'null'], items: nested, minItems: 1 } },
   additionalProperties: false,
 });
 
 /** A FilterNode: field conditions ANDed together, with `AND` / `OR` lists of nested nodes (at most 8 deep, 256 nodes). */
 export const FILTER_NODE_SCHEMA: JsonSchema = {
   ...node({ type: 'object', description: 'a nested FilterNode' }),
-  description: 'Filters over session_id, parent_type, parent_id, timestamp and sender_id; conditions are ANDed. Scope keys (user_id, agent_id, app_id, project_id) belong at the top level of the request.',
+  description: 'Filters over session_id, parent_type, parent_id, timestamp, sender_id and (Engram extension) metadata; conditions are ANDed. Scope keys (user_id, agent_id, app_id, project_id) belong at the top level of the request.',
 };
