@@ -1,13 +1,13 @@
 /**
  * `npx tsx bench/calibrate.ts`: fits the calibration of hybrid's wire scores (`FUSED_CALIBRATION`
- * in src/search/scores.ts) on the fit half of LongMemEval-S. Every episode and every nested fact
- * that a hybrid search (top_k 10) returns is labelled by whether its session holds the answer;
- * per kind, an isotonic regression (pool-adjacent-violators) of that label on the logistic value
- * under the current map gives the knots of a monotone correction. Ranking within a kind does not
- * change; the scores come to mean the chance that an item holds the answer. The facts shown are
- * the granularity competition's winners, and the competition reads these scores, so a second run
- * with the new knots checks that the fit is stable. `npm run bench:quality` checks both kinds on
- * the other half.
+ * in src/search/scores.ts) on the fit half of LongMemEval-S. A hybrid search (top_k 50) returns
+ * episodes and their nested facts, and its trace gives each one's fused evidence; every item is
+ * labelled by whether its session holds the answer. Per kind (episodes, facts): a Platt fit
+ * (logistic regression of the label on the fused value) gives the slope and bias, and an isotonic
+ * regression (pool-adjacent-violators) of the label on the Platt value gives the knots of a
+ * monotone correction where the logistic shape does not follow the data. Ranking within a kind
+ * does not change; scores come to mean the chance that an item's session holds the answer.
+ * `npm run bench:quality` checks both kinds on the other half.
  *
  *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--limit N | --limit a=N,b=M]
  *
@@ -16,7 +16,6 @@
  */
 import { parseArgs } from 'node:util';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
-import { FUSED_CALIBRATION, type FusedCalibration } from '../src/search/scores.js';
 import { haystackMemory, isAbstention, loadDataset, questionHalf, type Protocol } from './longmemeval.js';
 
 const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' } } });
@@ -39,41 +38,54 @@ const fitHalf = dataset.questions.filter((q) => !isAbstention(q) && questionHalf
 const embedder = await createDefaultEmbedder();
 
 interface Sample {
-  /** The logistic value under the current map (the wire score with the current knots undone). */
+  /** The item's fused evidence (the trace's `evidence`). */
   x: number;
   label: 0 | 1;
 }
 type Kind = 'unit' | 'child';
 const samples: Record<Kind, Sample[]> = { unit: [], child: [] };
 
-/** Undoes `throughKnots`: the knots are strictly increasing, so the map is invertible. */
-function undoKnots(y: number, knots: FusedCalibration['knots']): number {
-  if (knots.length === 0) return y;
-  let x0 = 0;
-  let y0 = 0;
-  for (const [x1, y1] of [...knots, [1, 1] as const]) {
-    if (y <= y1) return y1 > y0 ? x0 + ((y - y0) / (y1 - y0)) * (x1 - x0) : x1;
-    x0 = x1;
-    y0 = y1;
-  }
-  return 1;
-}
-
 for (const protocol of protocols) {
   const questions = fitHalf.slice(0, limitOf(protocol));
   for (const [qi, q] of questions.entries()) {
     const memory = await haystackMemory(dataset, q, embedder, protocol);
     const answers = new Set(q.answer_session_ids);
-    const { data } = await memory.search({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 10, radius: 0 });
-    for (const e of data.episodes) {
+    const { response, trace } = await memory.searchWithTrace({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 50, radius: 0 });
+    for (const e of response.data.episodes) {
       const label = answers.has(q.haystack_session_ids[Number(e.session_id!.slice(1))]!) ? 1 : 0;
-      // An episode that won as its facts carries its best fact's score: that score is a fact's.
-      if (e.atomic_facts.length === 0) samples.unit.push({ x: undoKnots(e.score, FUSED_CALIBRATION.unit.knots), label });
-      for (const f of e.atomic_facts) samples.child.push({ x: undoKnots(f.score, FUSED_CALIBRATION.child.knots), label });
+      samples.unit.push({ x: trace.evidence[e.id]!, label });
+      for (const f of e.atomic_facts) samples.child.push({ x: trace.evidence[f.id]!, label });
     }
     await memory.close();
     if ((qi + 1) % 10 === 0) process.stderr.write(`  protocol ${protocol}: ${qi + 1}/${questions.length} questions\n`);
   }
+}
+
+const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+
+/** One-feature logistic regression (Platt scaling) by Newton's method. */
+function platt(list: Sample[]): [number, number] {
+  let a = 1;
+  let b = 0;
+  for (let iter = 0; iter < 100; iter++) {
+    let ga = 0, gb = 0, haa = 1e-9, hab = 0, hbb = 1e-9;
+    for (const s of list) {
+      const p = sigmoid(a * s.x + b);
+      const w = p * (1 - p);
+      ga += (p - s.label) * s.x;
+      gb += p - s.label;
+      haa += w * s.x * s.x;
+      hab += w * s.x;
+      hbb += w;
+    }
+    const det = haa * hbb - hab * hab;
+    const da = (hbb * ga - hab * gb) / det;
+    const db = (haa * gb - hab * ga) / det;
+    a -= da;
+    b -= db;
+    if (Math.abs(da) + Math.abs(db) < 1e-10) break;
+  }
+  return [a, b];
 }
 
 /** Fewest samples behind one knot: a knot is a mean, and a mean of few labels is noise. */
@@ -145,12 +157,13 @@ const through = (knots: [number, number][]) => (x: number) => {
 const out: string[] = [];
 for (const kind of ['unit', 'child'] as const) {
   const list = samples[kind];
-  const knots = isotonicKnots(list).map(([x, y]) => [r4(x), r4(y)] as [number, number]);
+  const [slope, bias] = platt(list);
+  const logistic = list.map((s) => ({ x: sigmoid(slope * s.x + bias), label: s.label }));
+  const knots = isotonicKnots(logistic).map(([x, y]) => [r4(x), r4(y)] as [number, number]);
   const name = kind === 'unit' ? 'episodes' : 'facts';
   console.log(`\n${name}: ${list.length} items (${list.filter((s) => s.label).length} hits) on the fit half`);
-  console.log(`bucket     mean   hit    n   (logistic alone)\n${bucketTable(list, (x) => x)}`);
-  console.log(`bucket     mean   hit    n   (with the fitted knots)\n${bucketTable(list, through(knots))}`);
-  const c = FUSED_CALIBRATION[kind];
-  out.push(`  ${kind}: { slope: ${c.slope}, bias: ${c.bias}, knots: [${knots.map(([x, y]) => `[${x}, ${y}]`).join(', ')}] },`);
+  console.log(`bucket     mean   hit    n   (logistic)\n${bucketTable(logistic, (x) => x)}`);
+  console.log(`bucket     mean   hit    n   (logistic and knots)\n${bucketTable(logistic, through(knots))}`);
+  out.push(`  ${kind}: { slope: ${r4(slope)}, bias: ${r4(bias)}, knots: [${knots.map(([x, y]) => `[${x}, ${y}]`).join(', ')}] },`);
 }
 console.log(`\nFUSED_CALIBRATION = {\n${out.join('\n')}\n}`);

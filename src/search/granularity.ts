@@ -4,7 +4,8 @@
  * enters while the list is not full or when its score beats the lowest score in the list, and
  * replaces its parent episode there. If the parent is in the list, the fact takes its place; if
  * not, the fact evicts the lowest item and comes back under its parent. Survivors are returned as
- * episodes, winning facts nested under their parent, which carries its best fact's score. A precise question (one fact holds the evidence) gets the
+ * episodes, winning facts nested under their parent, which carries the higher of its own score and
+ * its best fact's (both are calibrated chances, per kind). A precise question (one fact holds the evidence) gets the
  * fact; a broad one (the evidence is spread over the conversation) gets the whole episode.
  *
  * A place holds one episode with whichever of its facts won, so `size` is the number of episode
@@ -40,12 +41,13 @@ export function competeGranularity(candidates: readonly UnitCandidate[], size: n
       let place = placeOf.get(candidate.record.id);
       if (!place) {
         placeOf.delete(places[at]!.candidate.record.id);
-        place = { candidate, score: child.score, facts: [] };
+        place = { candidate, score: candidate.score, facts: [] };
         places[at] = place;
         placeOf.set(candidate.record.id, place);
       }
-      // The parent now stands as its facts and carries the best fact's score.
-      place.score = place.facts.length ? Math.max(place.score, child.score) : child.score;
+      // The parent stands with its facts, as sure as the surer of itself and its best fact: both
+      // scores are the chance that its session holds the answer, and a fact never lowers it.
+      place.score = Math.max(place.score, child.score);
       place.facts.push(child);
     }
   }

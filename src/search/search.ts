@@ -35,6 +35,11 @@ export interface SearchTrace {
   legs: Record<string, Leg[]>;
   /** Item id → its raw cosine with the query (an episode's is its best fact's; nested facts have their own). */
   cosine: Record<string, number>;
+  /**
+   * Episode or fact id → its fused evidence before calibration (scores.ts): what ranked it, and
+   * what `bench/calibrate.ts` fits the wire scores on.
+   */
+  evidence: Record<string, number>;
   supplementary_queries: string[];
   radius: number | null;
   took_ms: number;
@@ -68,9 +73,14 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   const notice = (code: string, message: string) => notices.push({ code, message });
   const legs: Record<string, Leg[]> = {};
   const cosine: Record<string, number> = {};
+  const evidence: Record<string, number> = {};
   const noteCosine = (c: UnitCandidate) => {
     cosine[c.record.id] = c.cos;
-    for (const child of c.children) cosine[child.record.id] = child.cos;
+    evidence[c.record.id] = c.fused;
+    for (const child of c.children) {
+      cosine[child.record.id] = child.cos;
+      evidence[child.record.id] = child.fused;
+    }
   };
   const data: SearchData = { episodes: [], profiles: [], agent_cases: [], agent_skills: [], unprocessed_messages: [] };
   const everything = request.top_k === -1;
@@ -88,8 +98,9 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   const shapeCompeting = (candidates: readonly UnitCandidate[]) => {
     for (const w of competeGranularity(candidates, limit)) {
       const facts = w.facts.filter((f) => f.score >= floor).map((f) => factItem(f.record, f.score));
-      const score = facts.length ? Math.max(...facts.map((f) => f.score)) : w.score;
-      if (w.facts.length ? facts.length === 0 : w.score < floor) continue;
+      // Under a floor, an episode shows only the facts that pass it, and stays if it passes itself.
+      const score = Math.max(w.candidate.score, ...facts.map((f) => f.score));
+      if (score < floor) continue;
       legs[w.candidate.record.id] = w.candidate.legs;
       noteCosine(w.candidate);
       data.episodes.push(episodeItem(w.candidate.record, score, facts));
@@ -171,6 +182,6 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   data.unprocessed_messages = deps.unprocessed.map(unprocessedItem);
   return {
     data,
-    trace: { method: request.method, rounds, notices, legs, cosine, supplementary_queries: supplementary, radius, took_ms: deps.now() - started },
+    trace: { method: request.method, rounds, notices, legs, cosine, evidence, supplementary_queries: supplementary, radius, took_ms: deps.now() - started },
   };
 }

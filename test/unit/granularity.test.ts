@@ -59,10 +59,10 @@ describe('competeGranularity', () => {
     expect(view(winners).map((w) => w[0])).toEqual(['A', 'B']);
   });
 
-  it('an episode whose fact entered is replaced by it and carries its best fact\'s score', () => {
-    // The episode's own score (0.9) does not survive: its fact stands in for it.
+  it('an episode whose fact entered carries the higher of its own score and its best fact\'s', () => {
+    // Both are chances that the session holds the answer: a fact adds detail, never lowers it.
     expect(view(competeGranularity([candidate('A', 0.9, [0.7]), candidate('B', 0.3)], 2))).toEqual([
-      ['A', 0.7, ['A.f1']],
+      ['A', 0.9, ['A.f1']],
       ['B', 0.3, []],
     ]);
     expect(view(competeGranularity([candidate('A', 0.6, [0.95, 0.92]), candidate('B', 0.5)], 2))).toEqual([
@@ -73,7 +73,7 @@ describe('competeGranularity', () => {
 
   it('a fact enters while the list is not full, replacing its episode', () => {
     // One candidate for five places: the list has room, so its facts get in whatever their score.
-    expect(view(competeGranularity([candidate('A', 0.9, [0.7, 0.6])], 5))).toEqual([['A', 0.7, ['A.f1', 'A.f2']]]);
+    expect(view(competeGranularity([candidate('A', 0.9, [0.7, 0.6])], 5))).toEqual([['A', 0.9, ['A.f1', 'A.f2']]]);
   });
 
   it('an episode with no fact above the lowest keeps its own score and no facts', () => {
