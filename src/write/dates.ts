@@ -74,6 +74,13 @@ const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const CJK_DATE = /[今明昨前后後来去上下本]|[日月年周週]|\d/u;
 const PAST = /\b(was|were|did|had|went|ago|last|yesterday|used to|been|met|saw|came|took|got|made|ran|left|bought|found|told|said|thought|felt|gave|began|wrote|flew|drove|ate|spent|lost|won|sent|kept|paid|heard|sat|caught|brought|taught|fell|knew|became|slept|swam|sang|rode|chose|broke|forgot|threw)\b|\b\w{3,}ed\b/i;
 const WEEK = /\b(last|next|this|the following) week\b/i;
+/** "下周" / "来週" (next week), "上周" / "先週" (last week), "这周" / "今週" (this week). */
+const CJK_WEEK = /(下|上|这|這|本|今|来|來|先)(?:个|個)?(周|週|星期|礼拜|禮拜)(?![一二三四五六日天1-7])/gu;
+const CJK_WEEK_SHIFT: Record<string, number> = { 下: 7, 来: 7, 來: 7, 上: -7, 先: -7, 这: 0, 這: 0, 本: 0, 今: 0 };
+/** Words before a month name that make it a date ("in June", "since March", "early May"). */
+const MONTH_LEAD = /\b(?:in|on|since|by|until|till|from|during|through|before|after|next|last|this|coming|early|late|mid|of|to|and|or|between)\s*$/i;
+/** A time of day alone ("midnight", "at noon"): no day is named, and "the midnight sun" is none. */
+const TIME_WORD_ONLY = /^(?:at\s+)?(?:midnight|noon|midday)$/i;
 const WEEKDAY_ONLY = /^(?:on )?(?:this |next |last |coming )?(mon|tues|wednes|thurs|fri|satur|sun)day$/i;
 
 /**
@@ -100,6 +107,9 @@ export function findDates(text: string, now: number, past = PAST.test(text)): Re
     const shift = which === 'last' ? -7 : which === 'this' ? 0 : 7;
     add(make(text, m.index, m[0], startOfWeek(now + shift * DAY), 'week'));
   }
+  if (CJK.test(text)) {
+    for (const m of text.matchAll(CJK_WEEK)) add(make(text, m.index, m[0], startOfWeek(now + CJK_WEEK_SHIFT[m[1]!]! * DAY), 'week'));
+  }
 
   let results: chrono.ParsedResult[];
   try {
@@ -114,11 +124,25 @@ export function findDates(text: string, now: number, past = PAST.test(text)): Re
     if (!partOfDay && !start.isCertain('day') && !start.isCertain('month') && !start.isCertain('weekday') && !start.isCertain('year')) continue; // a time of day alone
     if ((/\bfor\s*$/i.test(text.slice(0, r.index)) || /^for\b/i.test(r.text)) && !/\b(?:the|this|next|last)\b/i.test(r.text)) continue; // "for two weeks" is a duration
     if (/^(now|right now|today'?s?)$/i.test(r.text) && !/today/i.test(r.text)) continue;
+    if (TIME_WORD_ONLY.test(r.text.trim())) continue;
+    // A weekday's abbreviation in lower case is a word ("the midnight sun", "a wed"), not a day.
+    if (/\b(?:sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)\b/.test(r.text)) continue;
+    // A month named with nothing that dates it is the month in general ("June has the midnight sun").
+    if (!CJK.test(text) && /^[A-Za-z]+\.?$/.test(r.text.trim()) && start.isCertain('month') && !start.isCertain('day') && !start.isCertain('year') && !MONTH_LEAD.test(text.slice(0, r.index))) continue;
     let at = startOfDay(start.date().getTime());
     let precision: Precision = 'day';
     if (!partOfDay && !start.isCertain('day') && !start.isCertain('weekday')) precision = start.isCertain('month') ? 'month' : 'year';
     if (precision === 'month') at = Date.UTC(new Date(at).getUTCFullYear(), new Date(at).getUTCMonth(), 1);
     if (precision === 'year') at = Date.UTC(new Date(at).getUTCFullYear(), 0, 1);
+    if (precision !== 'year' && start.isCertain('month') && !start.isCertain('year')) {
+      // A month with no year looks ahead in a sentence about the future or present ("we move in
+      // June", said in November, is next June) and back in one about the past.
+      const d = new Date(at);
+      const shifted = (years: number) => Date.UTC(d.getUTCFullYear() + years, d.getUTCMonth(), precision === 'month' ? 1 : d.getUTCDate());
+      const thisMonth = Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth(), 1);
+      if (!past && (precision === 'month' ? at < thisMonth : at < today)) at = shifted(1);
+      else if (past && at > today) at = shifted(-1);
+    }
     if (WEEKDAY_ONLY.test(r.text.trim())) {
       const which = /\b(this|next|last|coming)\b/i.exec(r.text)?.[1]?.toLowerCase();
       if (!which) {

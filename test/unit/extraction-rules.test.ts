@@ -118,6 +118,21 @@ describe('dates', () => {
   it('reads Chinese and Japanese dates too', () => {
     expect(day('我明天去北京。')).toEqual(['2026-12-01']);
     expect(day('明日東京に行きます。')).toEqual(['2026-12-01']);
+    // Weeks: 下周 / 来週 next, 上周 / 先週 last, 这周 this (Monday-based, like "next week").
+    expect(day('我下周去香港。')).toEqual(['week of 2026-12-07']);
+    expect(day('来週大阪に行きます。')).toEqual(['week of 2026-12-07']);
+    expect(day('我上周很忙。')).toEqual(['week of 2026-11-23']);
+    expect(day('这周我在家。')).toEqual(['week of 2026-11-30']);
+  });
+
+  it('reads no date into a month in general, a time of day alone, or a lower-case weekday abbreviation', () => {
+    expect(day('June has the midnight sun.')).toEqual([]);
+    expect(day('We met at midnight.')).toEqual([]);
+    expect(day('The sun was out all day.')).toEqual([]);
+    // …while a month with what dates it still is one.
+    expect(day('We move in June.')).toEqual(['2027-06']);
+    expect(day('I was born on June 5, 1990.')).toEqual(['1990-06-05']);
+    expect(day('See you on Sunday.')).toEqual(['2026-12-06']);
   });
 });
 
