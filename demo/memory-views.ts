@@ -3,7 +3,7 @@
  * and skills, and messages still waiting in a buffer. Scores and recall legs are shown when given.
  */
 import type {
-  SearchAgentCaseItem, SearchAgentSkillItem, SearchAtomicFactItem, SearchEpisodeItem, SearchProfileItem, UnprocessedMessageDTO,
+  ItemRef, SearchAgentCaseItem, SearchAgentSkillItem, SearchAtomicFactItem, SearchEpisodeItem, SearchProfileItem, UnprocessedMessageDTO,
 } from '../src/contract/types.js';
 import { h, formatScore, formatTime, type Child } from './dom.js';
 
@@ -31,9 +31,18 @@ function meta(...parts: (string | null | undefined | false)[]): HTMLParagraphEle
   return h('p', { class: 'meta' }, parts.filter(Boolean).join(' · '));
 }
 
+/** An attachment a memory came with (image, audio, document, PDF), by name and where its words are. */
+function attachment(ref: ItemRef): HTMLElement {
+  const where = ref.page !== undefined ? `page ${ref.page}` : ref.section ? `“${ref.section}”` : null;
+  const label = [ref.name ?? ref.uri ?? ref.type, where].filter(Boolean).join(' · ');
+  return h('span', { class: 'badge attachment', title: `${ref.type}, ${ref.mime_type}${ref.size !== null ? `, ${ref.size} bytes` : ''}` }, `📎 ${label}`);
+}
+
+const attachments = (refs: ItemRef[] | undefined): Child => (refs?.length ? refs.map(attachment) : null);
+
 function facts(list: SearchAtomicFactItem[], options: ItemViewOptions): Child {
   if (!list.length) return null;
-  return h('ul', { class: 'facts', 'aria-label': 'Atomic facts' }, list.map((f) => h('li', null, h('span', null, f.content), ' ', badges(f.id, f.score, options))));
+  return h('ul', { class: 'facts', 'aria-label': 'Atomic facts' }, list.map((f) => h('li', null, h('span', null, f.content), ' ', badges(f.id, f.score, options), attachments(f.content_items))));
 }
 
 /** An episode (or a knowledge entry, which comes in the episode's shape) with its facts. */
@@ -45,6 +54,7 @@ export function episodeView(e: SearchEpisodeItem, options: ItemViewOptions = {})
     h('header', null, h('h4', null, e.subject), badges(e.id, e.score, options), options.actions ?? null),
     meta(formatTime(e.timestamp), isKnowledge ? 'knowledge' : e.session_id ? `session ${e.session_id}` : null, e.sender_ids.length ? `with ${e.sender_ids.join(', ')}` : null),
     isKnowledge ? h('p', null, e.episode) : h('p', null, e.summary),
+    e.content_items?.length ? h('p', { class: 'attachments' }, attachments(e.content_items)) : null,
     facts(e.atomic_facts, options),
     isKnowledge ? null : h('details', null, h('summary', null, 'Full episode'), h('p', { class: 'narrative' }, e.episode)),
   );
@@ -89,7 +99,10 @@ export function skillView(s: SearchAgentSkillItem, options: ItemViewOptions = {}
 
 /** A message still waiting in a session's buffer. */
 export function messageView(m: UnprocessedMessageDTO): HTMLElement {
-  const text = typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
+  // Items show as their words and a name: never their inline bytes.
+  const text = typeof m.content === 'string'
+    ? m.content
+    : m.content.map((i) => (i['type'] === 'text' || i['type'] === undefined ? String(i['text'] ?? i['content'] ?? '') : `📎 ${String(i['name'] ?? i['type'])}${typeof i['caption'] === 'string' ? ` (${i['caption']})` : ''}`)).join(' ');
   return h(
     'li',
     { class: `message role-${m.role}` },

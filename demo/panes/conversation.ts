@@ -7,6 +7,15 @@ import { describeError, field, h, render, say, statusLine, pane } from '../dom.j
 import { episodeView, messageView } from '../memory-views.js';
 import { displayName, SAMPLE_CONVERSATIONS, seedSamples } from '../sample-conversations.js';
 import { identityProblem, rememberSessions, type AppContext } from '../store.js';
+import { bytesToBase64 } from '../../src/store/serialize.js';
+
+/** A chosen file as a content item: its bytes inline, its kind from its MIME type or extension. */
+async function attachmentItem(file: File, caption: string): Promise<Record<string, unknown>> {
+  const mime = file.type || (/\.(md|markdown)$/i.test(file.name) ? 'text/markdown' : /\.html?$/i.test(file.name) ? 'text/html' : /\.pdf$/i.test(file.name) ? 'application/pdf' : 'text/plain');
+  const type = mime === 'application/pdf' ? 'pdf' : mime.startsWith('image/') ? 'image' : mime.startsWith('audio/') ? 'audio' : 'doc';
+  const base64 = bytesToBase64(new Uint8Array(await file.arrayBuffer()));
+  return { type, name: file.name, mime_type: mime, base64, ...(caption ? { [type === 'audio' ? 'transcript' : 'caption']: caption } : {}) };
+}
 
 /** The Conversation pane. */
 export function conversationPane(ctx: AppContext): HTMLElement {
@@ -17,7 +26,9 @@ export function conversationPane(ctx: AppContext): HTMLElement {
   const asAssistant = h('input', { type: 'radio', name: 'speaker', value: 'assistant', id: 'speaker-assistant' });
   const userLabel = h('span');
   const agentLabel = h('span');
-  const text = h('textarea', { name: 'message', rows: 3, required: true, placeholder: 'e.g. I just moved to Porto and I work as a nurse.' });
+  const text = h('textarea', { name: 'message', rows: 3, placeholder: 'e.g. I just moved to Porto and I work as a nurse.' });
+  const file = h('input', { type: 'file', name: 'attachment', accept: 'image/*,application/pdf,.md,.markdown,.txt,.html,text/markdown,text/plain,text/html' });
+  const caption = h('input', { type: 'text', name: 'caption', autocomplete: 'off', placeholder: 'e.g. Our tent at the Lofoten campsite' });
   const add = h('button', { type: 'submit' }, 'Add message');
   const flush = h('button', { type: 'button', class: 'secondary' }, 'Flush session');
   const composerStatus = statusLine();
@@ -35,6 +46,12 @@ export function conversationPane(ctx: AppContext): HTMLElement {
       h('label', { for: 'speaker-assistant' }, asAssistant, ' Assistant ', agentLabel),
     ),
     field('Message', text, 'Enter adds the message (Shift+Enter for a new line). It is timestamped now.'),
+    h(
+      'div',
+      { class: 'row' },
+      field('Attach an image or a document', file, 'A PDF, Markdown, HTML or text file is read on this device; find it later by what it says.'),
+      field('Caption', caption, 'What the image shows: an image is found by its caption.'),
+    ),
     h('div', { class: 'actions' }, add, flush),
     composerStatus,
   );
@@ -112,19 +129,24 @@ export function conversationPane(ctx: AppContext): HTMLElement {
   composer.addEventListener('submit', (event) => {
     event.preventDefault();
     void (async () => {
-      const content = text.value.trim();
+      const written = text.value.trim();
       const sessionId = session.value.trim();
-      if (!content || !sessionId) return say(composerStatus, 'Write a message and a session id first.', 'error');
+      const attached = file.files?.[0];
+      if ((!written && !attached) || !sessionId) return say(composerStatus, 'Write a message (or attach a file) and a session id first.', 'error');
       if (refused(composerStatus)) return;
       const role = asAssistant.checked ? 'assistant' : 'user';
       const senderId = role === 'user' ? identity().userId : identity().agentId;
       add.disabled = true;
       try {
         const memory = await ctx.memory;
-        const { data } = await memory.add({ session_id: sessionId, messages: [{ id: crypto.randomUUID(), sender_id: senderId, sender_name: displayName(senderId), role, timestamp: Date.now(), content }] });
+        const content = attached ? [...(written ? [{ type: 'text', text: written }] : []), await attachmentItem(attached, caption.value.trim())] : written;
+        const { data, notices } = await memory.add({ session_id: sessionId, messages: [{ id: crypto.randomUUID(), sender_id: senderId, sender_name: displayName(senderId), role, timestamp: Date.now(), content }] });
         text.value = '';
+        file.value = '';
+        caption.value = '';
         rememberSessions(store, sessionId);
-        say(composerStatus, data.status === 'extracted' ? 'Added; the earlier part of the conversation was extracted.' : `Added to the buffer of ${sessionId}.`, 'ok');
+        const added = data.status === 'extracted' ? 'Added; the earlier part of the conversation was extracted.' : `Added to the buffer of ${sessionId}.`;
+        say(composerStatus, notices?.length ? `${added} ${notices.map((n) => n.message).join(' ')}` : added, notices?.length ? 'error' : 'ok');
       } catch (error) {
         say(composerStatus, describeError(error), 'error');
       } finally {
