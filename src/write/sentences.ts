@@ -66,10 +66,11 @@ export function analyse(text: string, language: Language): Sentence[] {
 
 function english(text: string, { nlp, its }: Language): Sentence[] {
   const doc = nlp.readDoc(expandContractions(text));
-  const words = doc.tokens().out();
-  const pos = doc.tokens().out(its.pos) as string[];
-  const lemmas = doc.tokens().out(its.lemma as never) as unknown as string[];
-  const spaces = doc.tokens().out(its.precedingSpaces as never) as unknown as string[];
+  const all = doc.tokens();
+  const words = all.out();
+  const pos = all.out(its.pos) as string[];
+  const lemmas = all.out(its.lemma as never) as unknown as string[];
+  const spaces = all.out(its.precedingSpaces as never) as unknown as string[];
   const spans = doc.sentences().out(its.span as never) as unknown as [number, number][];
   return spans.map(([from, to]) => {
     const tokens: Token[] = [];
