@@ -23,7 +23,7 @@ describe('text documents', () => {
   });
 
   it('HTML: one section per heading, scripts, styles and comments dropped, entities decoded', () => {
-    const html = '<html><head><title>T</title><style>p{}</style></head><body><p>Lead &amp; intro</p><!-- hidden --><h2 id="a">Tide <em>tables</em></h2><p>High water at 9&#160;pm.</p><script>alert(1)</script><h2>Costs</h2><ul><li>4200 <li>4200 &euro;</li>lt; 5000</li></ul></body></html>';
+    const html = '<html><head><title>T</title><style>p{}</style></head><body><p>Lead &amp; intro</p><!-- hidden --><h2 id="a">Tide <em>tables</em></h2><p>High water at 9&#160;pm.</p><script>alert(1)</script><h2>Costs</h2><ul><li>4200 &lt; 5000</li></ul></body></html>';
     expect(sectionsOf(readHtml(html))).toEqual([
       { text: 'Lead & intro' },
       { section: 'Tide tables', text: 'Tide tables\nHigh water at 9\u00a0pm.' },
