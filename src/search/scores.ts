@@ -127,8 +127,8 @@ export interface FusedCalibration {
  * reliability table, episodes and facts apart).
  */
 export const FUSED_CALIBRATION: { unit: FusedCalibration; child: FusedCalibration } = {
-  unit: { slope: 1.9303, bias: -4.9797, knots: [] },
-  child: { slope: 1.9303, bias: -4.9797, knots: [] },
+  unit: { slope: 2.6443, bias: -5.6528, knots: [] },
+  child: { slope: 2.2389, bias: -3.756, knots: [] },
 };
 
 /** The monotone piecewise-linear map through `knots`, anchored at (0, 0) and (1, 1). */
