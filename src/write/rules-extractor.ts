@@ -133,11 +133,14 @@ function narrative(readings: Reading[]): string {
 }
 
 /** The topics of a conversation: its names (pets and relatives with what they are), then frequent nouns. */
-function topics(readings: Reading[], max: number): string[] {
+function topics(readings: Reading[], max: number, speakers: readonly string[] = []): string[] {
   const byName = new Map<string, { label: string; count: number; order: number; proper: boolean }>();
+  // Who is talking is no topic ("I'm Maya." names the speaker, not what was discussed).
+  const talking = new Set(speakers.map((s) => s.toLowerCase()));
   let order = 0;
   for (const r of readings) {
     for (const m of r.mentioned) {
+      if (talking.has(m.name.toLowerCase())) continue;
       const label = m.proper && m.role ? `${m.role} ${m.name}` : m.name;
       const key = m.name.toLowerCase();
       const entry = byName.get(key);
@@ -183,7 +186,7 @@ function episodeFor(ownerType: 'user' | 'agent', ownerId: string, segment: Segme
     foresight.push(...out.foresight);
   }
   const userReadings = readings.filter((r) => r.message.role === 'user');
-  const about = topics(userReadings.length ? userReadings : readings, 4);
+  const about = topics(userReadings.length ? userReadings : readings, 4, [...names.values()]);
   const subjectText = about.length ? listWords(about) : clip(facts[0]?.content ?? foresight[0]?.content ?? `Conversation on ${isoDate(first.timestamp)}`, 100);
   // The second sentence: the most precise plan, else a dated fact, else the first fact.
   const lead = foresight.find((f) => /\bon \d{4}-\d{2}-\d{2}\b/.test(f.content)) ?? foresight.find((f) => f.due_at !== null) ?? foresight[0] ?? facts.find((f) => /\d{4}-\d{2}/.test(f.content)) ?? facts[0];

@@ -64,6 +64,8 @@ describe('the Maya conversation', async () => {
   it('takes the name a user introduces when the message carries none', async () => {
     const anonymous = await createRulesExtractor().extract(segment([['user', MAYA]], MONDAY, null));
     expect(anonymous.episodes[0]!.facts[0]!.content).toBe('Maya has a cat named Pixel.');
+    // The name she gave is who talks, not a topic of the conversation.
+    expect(anonymous.episodes[0]!.subject).toBe('Cat Pixel, St. Mary hospital, Japan and Tokyo');
   });
 });
 
