@@ -57,6 +57,11 @@ describe('LLM extractor', () => {
     const cases = (await memory.get({ agent_id: 'bot', memory_type: 'agent_case' })).data.agent_cases;
     expect(cases[0]).toMatchObject({ task_intent: 'Suggest kitten names', quality_score: 0.9, key_insight: 'Short names please' });
     expect(memory.stats().extractor).toBe('llm:scripted-llm-double');
+    // The same shapes as the rules write, the entity graph included: links to the rules' facts
+    // are dropped where the model rewrote them, never left pointing at facts that were not stored.
+    const graph = memory.graph({ app_id: 'default', project_id: 'default', owner_type: 'user', owner_id: 'ana' });
+    expect(graph.entities.find((e) => e.id === 'user:ana')).toMatchObject({ name: 'Ana', type: 'person', session_ids: ['s1'] });
+    expect(graph.relations).toEqual([expect.objectContaining({ subject: 'user:ana', predicate: 'has_pet', object: 'e:ana-s-kitten', fact_id: null, session_id: 's1', superseded_at: null })]);
   });
 
   it('falls back to the rules, with a notice, when the model fails or answers nonsense', async () => {
