@@ -11,6 +11,7 @@ import { validationError, type ValidationDetail } from '../errors.js';
 import { isGraphItem, type StoredItem } from '../records.js';
 import { graphItemProblem } from '../graph/graph-items.js';
 import { base64ToVector, itemFromJson, vectorToBase64 } from '../store/serialize.js';
+import { keptItemsProblem } from '../write/item-refs.js';
 
 export const EXPORT_FORMAT = 'engram-export';
 export const EXPORT_VERSION = 2;
@@ -72,6 +73,8 @@ function checkItem(raw: unknown, version: number, index: number, issues: Validat
     if (typeof o[key] !== 'string' || !SCOPE_ID_PATTERN.test(o[key])) return fail(`${key} must match ${SCOPE_ID_PATTERN.source}`);
   }
   if (typeof o['timestamp'] !== 'number' || !Number.isFinite(o['timestamp'])) return fail('timestamp must be epoch milliseconds');
+  const kept = keptItemsProblem(o);
+  if (kept) return fail(kept);
   if (item.kind === 'message') {
     if (typeof item.session_id !== 'string' || typeof item.sender_id !== 'string') return fail('a message needs session_id and sender_id');
     return item;

@@ -117,6 +117,24 @@ describe('the bytes are kept once', () => {
   });
 });
 
+it('an import whose item references, bytes or metadata are malformed is 422, and nothing is written', async () => {
+  const bundle = await memory.export();
+  const episode = bundle.items.findIndex((i) => i.kind === 'episode');
+  const fact = bundle.items.findIndex((i) => i.kind === 'atomic_fact');
+  for (const [index, patch] of [
+    [episode, { media: { nothex: 'AAAA' } }],
+    [fact, { items: [{ type: 'video', mime_type: 'video/mp4', size: 1, sha256: null }] }],
+    [fact, { items: 'kite.png' }],
+    [fact, { metadata: { source: 7 } }],
+  ] as const) {
+    const copy = await createMemory({ embedder });
+    const bad = structuredClone(bundle);
+    Object.assign(bad.items[index]!, patch);
+    await expect(copy.import(bad)).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: [expect.objectContaining({ loc: ['body', 'items', index] })] });
+    expect(copy.stats().records).toBe(0);
+  }
+});
+
 describe('what a message may not carry', () => {
   const msg = (content: unknown) => ({ session_id: 'bad', messages: [{ sender_id: 'cy', role: 'user', timestamp: MONDAY_9AM, content }] });
 
