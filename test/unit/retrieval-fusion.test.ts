@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemory } from '../../src/engine.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
 import { decomposeQuery } from '../../src/search/decompose.js';
-import { fuseLegs, legScale } from '../../src/search/scores.js';
+import { FUSED_CALIBRATION, fuseLegs, legScale, relevance, throughKnots, unitEvidence } from '../../src/search/scores.js';
 import { participantUnits, passages } from '../../src/write/participant-units.js';
 import type { BufferedMessage } from '../../src/records.js';
 import { DAY, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
@@ -31,6 +31,52 @@ describe('leg scales', () => {
     expect(legScale([], 10, 0).z(undefined)).toBe(0);
     expect(legScale([0.2, 0.2, 0.2], 3).z(0.2)).toBe(0);
     expect(fuseLegs(0, 2)).toBe(1);
+  });
+});
+
+describe('evidence and calibration', () => {
+  it('an episode\'s evidence is the mean of its own and its best child\'s; without children, its own', () => {
+    expect(unitEvidence(1, 3)).toBe(2);
+    expect(unitEvidence(1.5, undefined)).toBe(1.5);
+  });
+
+  it('each kind maps fused values to 0..1, rising, with its own constants', () => {
+    for (const kind of ['unit', 'child'] as const) {
+      const c = FUSED_CALIBRATION[kind];
+      const xs = [-3, -1, 0, 1, 2, 3, 5];
+      const ys = xs.map((x) => relevance(x, c));
+      for (const y of ys) {
+        expect(y).toBeGreaterThan(0);
+        expect(y).toBeLessThan(1);
+      }
+      for (let i = 1; i < ys.length; i++) expect(ys[i]!).toBeGreaterThan(ys[i - 1]!);
+    }
+    expect(relevance(2, FUSED_CALIBRATION.unit)).not.toBe(relevance(2, FUSED_CALIBRATION.child));
+  });
+
+  it('knots correct the logistic monotonically, anchored at 0 and 1', () => {
+    const knots = [[0.1, 0.3], [0.5, 0.6]] as const;
+    expect(throughKnots(0, knots)).toBe(0);
+    expect(throughKnots(0.05, knots)).toBeCloseTo(0.15);
+    expect(throughKnots(0.3, knots)).toBeCloseTo(0.45);
+    expect(throughKnots(0.75, knots)).toBeCloseTo(0.8);
+    expect(throughKnots(1, knots)).toBe(1);
+    expect(throughKnots(0.42, [])).toBe(0.42);
+  });
+
+  it('the trace gives the fused evidence of every returned episode and fact, and the wire score is its calibration', async () => {
+    const memory = await createMemory({ embedder: await createDefaultEmbedder() });
+    await remember(memory, 'pets', [said('kim', 'My cat Pixel is three and sleeps on my keyboard.', MONDAY_9AM)]);
+    await remember(memory, 'work', [said('kim', 'I work night shifts as a nurse at St. Mary hospital.', MONDAY_9AM + DAY)]);
+    const { response, trace } = await memory.searchWithTrace({ user_id: 'kim', query: 'How old is my cat Pixel?', method: 'hybrid', top_k: 2 });
+    expect(response.data.episodes[0]!.session_id).toBe('pets');
+    for (const e of response.data.episodes) {
+      expect(typeof trace.evidence[e.id]).toBe('number');
+      const own = relevance(trace.evidence[e.id]!, FUSED_CALIBRATION.unit);
+      for (const f of e.atomic_facts) expect(f.score).toBeCloseTo(relevance(trace.evidence[f.id]!, FUSED_CALIBRATION.child), 5);
+      expect(e.score).toBeCloseTo(Math.max(own, ...e.atomic_facts.map((f) => f.score)), 5);
+    }
+    await memory.close();
   });
 });
 
