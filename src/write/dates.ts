@@ -68,7 +68,12 @@ function make(text: string, index: number, phrase: string, at: number, precision
   return { phrase, index, end: index + phrase.length, at, precision, label: label(at, precision) };
 }
 
-const MAYBE_DATE = /\d|\b(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|weekend|fortnight|christmas|easter|noon|midnight|ago|days|weeks?|months?|years?|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))\b/i;
+/**
+ * Whether a text may name a date: a number shaped like one (a year, "14th", "3/4", "5pm"), a month
+ * or weekday, or a word of relative time. Any other number ("5 kilometres", "turns 70") and the
+ * modal "may" are no reason to run the full parse ("May" capitalised inside a sentence is).
+ */
+const MAYBE_DATE = /\b(?:1[89]|2[01])\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b|\d\s*[:/.-]\s*\d|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|weekend|fortnight|christmas|easter|noon|midnight|ago|days|weeks?|months?|years?|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))\b/i;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const CJK_DATE = /[今明昨前后後来去上下本]|[日月年周週]|\d/u;
@@ -90,7 +95,7 @@ const WEEKDAY_ONLY = /^(?:on )?(?:this |next |last |coming )?(mon|tues|wednes|th
  */
 export function findDates(text: string, now: number, past = PAST.test(text)): ResolvedDate[] {
   // Most sentences name no date; a cheap look for a date word spares them the full parse.
-  if (!MAYBE_DATE.test(text) && !CJK_DATE.test(text)) return [];
+  if (!MAYBE_DATE.test(text) && !/\S\s+May\b|\bMay\s+\d/.test(text) && !CJK_DATE.test(text)) return [];
   const found: ResolvedDate[] = [];
   const taken = (start: number, end: number) => found.some((d) => start < d.end && end > d.index);
   const add = (d: ResolvedDate | null) => {

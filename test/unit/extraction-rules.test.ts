@@ -135,6 +135,9 @@ describe('dates', () => {
     expect(day('We move in June.')).toEqual(['2027-06']);
     expect(day('I was born on June 5, 1990.')).toEqual(['1990-06-05']);
     expect(day('See you on Sunday.')).toEqual(['2026-12-06']);
+    expect(day('May 5 is my birthday.')).toEqual(['2027-05-05']);
+    expect(day('We may go hiking, 5 kilometres or so.')).toEqual([]);
+    expect(day('The party is at 7pm on the 3rd.')).toEqual(['2026-12-03']);
   });
 });
 
