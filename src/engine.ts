@@ -283,7 +283,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       const parsed = parseAddRequest(request);
       ensureOpen();
       // Items are hashed and documents read before the write is queued: a long PDF holds no other write.
-      const { messages: prepared, notices } = await prepareMessages(parsed.messages, pdf, callOptions.signal);
+      const { messages: prepared, notices } = await prepareMessages(parsed.messages, { pdf, llm }, callOptions.signal);
       const req = { ...parsed, messages: prepared };
       for (const n of notices) notify({ code: n.code, message: n.message });
       return exclusive(async () => {

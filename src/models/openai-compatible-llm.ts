@@ -29,6 +29,8 @@ export interface OpenAiCompatibleLlmOptions {
   fetch?: FetchLike;
   /** Extra headers sent with every request (e.g. `HTTP-Referer` for OpenRouter). */
   headers?: Record<string, string>;
+  /** The model accepts images (`image_url` content parts): images sent without a caption get one. Default false. */
+  vision?: boolean;
 }
 
 /** Builds an `Llm` backed by an OpenAI-compatible chat-completions endpoint. */
@@ -62,7 +64,7 @@ export function createOpenAiCompatibleLlm(options: OpenAiCompatibleLlmOptions): 
     }
   }
 
-  return { id: `openai-compatible:${model}`, complete };
+  return { id: `openai-compatible:${model}`, complete, ...(options.vision ? { vision: true } : {}) };
 }
 
 type Attempt =
@@ -70,7 +72,11 @@ type Attempt =
   | { kind: 'failed'; retryable: boolean; retryAfterMs?: number | undefined; error: (attempts: number) => MemoryError };
 
 function buildBody(model: string, request: LlmRequest): Record<string, unknown> {
-  const body: Record<string, unknown> = { model, messages: request.messages, stream: false };
+  // A message with images becomes the protocol's list of content parts: its text, then each image as a data URL.
+  const messages = request.messages.map(({ images, ...m }) => (images?.length
+    ? { ...m, content: [{ type: 'text', text: m.content }, ...images.map((i) => ({ type: 'image_url', image_url: { url: `data:${i.mime_type};base64,${i.base64}` } }))] }
+    : m));
+  const body: Record<string, unknown> = { model, messages, stream: false };
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.jsonSchema !== undefined) {

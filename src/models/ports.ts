@@ -57,6 +57,8 @@ export interface Reranker {
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
+  /** Images shown with the message, for an LLM whose `vision` is true (inline bytes, base64). */
+  images?: { mime_type: string; base64: string }[];
 }
 
 export interface LlmRequest extends ModelCallOptions {
@@ -70,5 +72,7 @@ export interface LlmRequest extends ModelCallOptions {
 /** A chat model. `complete` returns the raw text of the answer. */
 export interface Llm {
   readonly id: string;
+  /** True when the model accepts `images` in messages: `add` then captions images sent without one. */
+  readonly vision?: boolean;
   complete(request: LlmRequest): Promise<string>;
 }

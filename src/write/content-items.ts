@@ -50,7 +50,7 @@ export interface ItemRef {
   uri?: string;
   name?: string;
   /** Where the words that made it findable came from. */
-  text_source: 'caption' | 'alt' | 'transcript' | 'text' | 'extracted' | 'none';
+  text_source: 'caption' | 'alt' | 'transcript' | 'text' | 'extracted' | 'generated_caption' | 'none';
   /** The 1-based page (PDF) or the heading (Markdown, HTML) a fact's words come from; only on facts. */
   page?: number;
   section?: string;
@@ -96,7 +96,7 @@ const decodedSize = (b64: string) => Math.floor((b64.length * 3) / 4) - (b64.end
 /** The text of one item that search sees: its own text, then its caption, alt text or transcript. */
 export function itemText(item: Record<string, unknown>): string {
   const parts: string[] = [];
-  for (const key of ['text', 'content', 'caption', 'alt', 'transcript']) {
+  for (const key of ['text', 'content', 'caption', 'alt', 'transcript', 'generated_caption']) {
     const value = item[key];
     if (typeof value === 'string' && value.trim()) parts.push(value);
     if (key === 'content' && parts.length) break; // a text item's `content` is its text, not more of it

@@ -91,7 +91,7 @@ export function statementItems(messages: readonly BufferedMessage[], sourceIds: 
       all.push(refOf(stored));
       const place = placeOf(stored, item, words);
       if (place) own.push({ ...refOf(stored), ...place });
-      else if (head && ['text', 'caption', 'alt', 'transcript'].some((k) => typeof item[k] === 'string' && fold(item[k] as string).includes(head))) own.push(refOf(stored));
+      else if (head && ['text', 'caption', 'alt', 'transcript', 'generated_caption'].some((k) => typeof item[k] === 'string' && fold(item[k] as string).includes(head))) own.push(refOf(stored));
     }
   }
   const items = own.length ? own : all;

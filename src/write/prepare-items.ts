@@ -9,6 +9,17 @@ import { validationError, isMemoryError, type ValidationDetail } from '../errors
 import { base64ToBytes } from '../store/serialize.js';
 import { checkContentItems, type CheckedItem, type StoredItemRef } from './content-items.js';
 import { readDocument, readInlineDocument, type DocumentText, type PdfTextReader } from './documents/index.js';
+import type { Llm } from '../models/ports.js';
+
+/** What reads items: a PDF reader, and an LLM that may caption images (only one whose `vision` is true is asked). */
+export interface ItemReaders {
+  pdf: PdfTextReader | null;
+  llm?: Llm | null;
+}
+
+const CAPTION_PROMPT = 'Describe this image in one or two plain sentences: what it shows, any readable text, and names of places or things you are sure of. No preamble.';
+/** Image types vision models take. */
+const CAPTIONABLE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 export interface PreparedContent {
   content: string | Record<string, unknown>[];
@@ -36,7 +47,8 @@ function textSource(raw: Record<string, unknown>): StoredItemRef['text_source'] 
 }
 
 /** One message's content with its items hashed and read. */
-async function prepareOne(content: string | Record<string, unknown>[], loc: (string | number)[], pdf: PdfTextReader | null, notices: ItemNotice[], signal?: AbortSignal): Promise<PreparedContent> {
+async function prepareOne(content: string | Record<string, unknown>[], loc: (string | number)[], readers: ItemReaders, notices: ItemNotice[], signal?: AbortSignal): Promise<PreparedContent> {
+  const { pdf, llm } = readers;
   if (typeof content === 'string') return { content };
   const checked: CheckedItem[] = checkContentItems(content, loc, []);
   if (checked.length === 0) return { content };
@@ -49,6 +61,20 @@ async function prepareOne(content: string | Record<string, unknown>[], loc: (str
       index: item.index, type: item.type, mime_type: item.mime_type, size: bytes ? bytes.length : item.size, sha256: bytes ? await sha256(bytes) : null,
       ...(item.uri !== undefined ? { uri: item.uri } : {}), ...(item.name !== undefined ? { name: item.name } : {}), text_source: textSource(raw),
     };
+    if (item.type === 'image' && ref.text_source === 'none' && item.base64 !== undefined && llm?.vision && CAPTIONABLE.has(item.mime_type)) {
+      // An image sent without words gets a caption from a model that sees images, kept apart from
+      // the caller's own (`generated_caption`) and marked in every reference.
+      try {
+        const caption = (await llm.complete({ messages: [{ role: 'user', content: CAPTION_PROMPT, images: [{ mime_type: item.mime_type, base64: item.base64 }] }], temperature: 0, maxTokens: 160, ...(signal ? { signal } : {}) })).trim();
+        if (caption) {
+          out[item.index] = { ...raw, generated_caption: caption };
+          ref.text_source = 'generated_caption';
+        }
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        notices.push({ code: 'images.caption_failed', message: `The image could not be captioned (${isMemoryError(error) ? error.code : 'error'}); it is kept by reference and found by its conversation only.`, loc: [...loc, item.index] });
+      }
+    }
     if (item.type === 'doc' || item.type === 'pdf') {
       let doc: DocumentText | null = null;
       if (bytes) {
@@ -85,10 +111,10 @@ async function prepareOne(content: string | Record<string, unknown>[], loc: (str
 
 /** Every message of an add prepared; the notices say which items' words are not searchable and why. */
 export async function prepareMessages<M extends { content: string | Record<string, unknown>[] }>(
-  messages: readonly M[], pdf: PdfTextReader | null, signal?: AbortSignal,
+  messages: readonly M[], readers: ItemReaders, signal?: AbortSignal,
 ): Promise<{ messages: (M & PreparedContent)[]; notices: ItemNotice[] }> {
   const notices: ItemNotice[] = [];
   const out: (M & PreparedContent)[] = [];
-  for (const [i, m] of messages.entries()) out.push({ ...m, ...(await prepareOne(m.content, ['body', 'messages', i, 'content'], pdf, notices, signal)) });
+  for (const [i, m] of messages.entries()) out.push({ ...m, ...(await prepareOne(m.content, ['body', 'messages', i, 'content'], readers, notices, signal)) });
   return { messages: out, notices };
 }

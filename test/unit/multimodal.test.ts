@@ -10,7 +10,9 @@ import type { SearchEpisodeItem, SearchMethod } from '../../src/contract/types.j
 import { createMemory, type Memory } from '../../src/engine.js';
 import { isMemoryError } from '../../src/errors.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
-import type { Embedder } from '../../src/models/ports.js';
+import type { Embedder, Llm, LlmRequest } from '../../src/models/ports.js';
+import { createOpenAiCompatibleLlm } from '../../src/models/openai-compatible-llm.js';
+import { createRulesExtractor } from '../../src/write/rules-extractor.js';
 import { MAX_ITEM_BYTES } from '../../src/write/content-items.js';
 import { createPdfjsReader } from '../../src/write/documents/index.js';
 import { MONDAY_9AM } from '../support/conversations.js';
@@ -51,7 +53,7 @@ beforeAll(async () => {
   expect(added.data.message_count).toBe(4);
   expect(added.notices).toBeUndefined();
   await memory.flush({ session_id: 'media' });
-});
+}, 60_000);
 
 describe('each item is found by what it says, with every method', () => {
   it.each(METHODS)('%s: text inside the PDF, attributed to its page', async (method) => {
@@ -198,6 +200,54 @@ describe('where PDFs cannot be read', () => {
     const mem = await createMemory({ embedder, pdf: reader });
     const added = await mem.add({ session_id: 'np', messages: [{ sender_id: 'di', role: 'user', timestamp: MONDAY_9AM, content: [{ type: 'pdf', base64: f.pdf }] }] });
     expect(added.notices?.map((n) => n.code)).toEqual(['documents.pdf_unavailable']);
+  });
+});
+
+describe('an LLM that sees images', () => {
+  /** A double of a vision model: answers every request with a fixed caption, or fails, and records what it was shown. */
+  const visionLlmDouble = (answer: string | Error) => {
+    const seen: LlmRequest[] = [];
+    const llm: Llm = { id: 'vision-llm-double', vision: true, async complete(r) { seen.push(r); if (answer instanceof Error) throw answer; return answer; } };
+    return { llm, seen };
+  };
+  const image = (extra: Record<string, unknown> = {}) => ({ session_id: 'v', messages: [{ sender_id: 'fy', role: 'user', timestamp: MONDAY_9AM, content: [{ type: 'text', text: 'Look at this.' }, { type: 'image', name: 'square.png', mime_type: 'image/png', base64: f.png, ...extra }] }] });
+
+  it('captions an image sent without words; the caption is kept apart, marked as generated, and found by search', async () => {
+    const { llm, seen } = visionLlmDouble('A red square crossed by a blue diagonal line.');
+    const mem = await createMemory({ embedder, llm, extractor: createRulesExtractor() });
+    await mem.add(image());
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.messages[0]!.images).toEqual([{ mime_type: 'image/png', base64: f.png }]);
+    const { data } = await mem.search({ user_id: 'fy', query: 'square', filters: { session_id: 'v' } });
+    expect(data.unprocessed_messages[0]!.content[1]).toMatchObject({ generated_caption: 'A red square crossed by a blue diagonal line.' });
+    expect(data.unprocessed_messages[0]!.content[1]).not.toHaveProperty('caption');
+    await mem.flush({ session_id: 'v' });
+    for (const method of METHODS) {
+      const { refs } = await best('blue diagonal line', method, mem, 'fy');
+      expect(refs, method).toEqual([expect.objectContaining({ type: 'image', name: 'square.png', text_source: 'generated_caption' })]);
+    }
+  });
+
+  it('an image with a caption is not sent; a model that fails leaves a notice, not a failure', async () => {
+    const quiet = visionLlmDouble('unused');
+    await (await createMemory({ embedder, llm: quiet.llm, extractor: createRulesExtractor() })).add(image({ caption: 'my square' }));
+    expect(quiet.seen).toEqual([]);
+    const failing = visionLlmDouble(new Error('model crashed'));
+    const added = await (await createMemory({ embedder, llm: failing.llm, extractor: createRulesExtractor() })).add(image());
+    expect(added.notices).toEqual([expect.objectContaining({ code: 'images.caption_failed', loc: ['body', 'messages', 0, 'content', 1] })]);
+  });
+
+  it('the OpenAI-compatible provider sends images as image_url content parts when vision is on', async () => {
+    const bodies: any[] = [];
+    const fetchDouble = async (_url: string, init: RequestInit) => {
+      bodies.push(JSON.parse(String(init.body)));
+      return new Response(JSON.stringify({ choices: [{ message: { content: 'A square.' } }] }), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const llm = createOpenAiCompatibleLlm({ baseUrl: 'http://llm.test/v1', model: 'vision-model', vision: true, fetch: fetchDouble });
+    expect(llm.vision).toBe(true);
+    expect(await llm.complete({ messages: [{ role: 'user', content: 'What is it?', images: [{ mime_type: 'image/png', base64: 'iVBO' }] }] })).toBe('A square.');
+    expect(bodies[0].messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'What is it?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBO' } }] }]);
+    expect(createOpenAiCompatibleLlm({ baseUrl: 'http://llm.test/v1', model: 'm' }).vision).toBeUndefined();
   });
 });
 

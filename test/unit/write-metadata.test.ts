@@ -38,7 +38,7 @@ beforeAll(async () => {
   await memory.add({ session_id: 's1', messages: [turn('Pixel sleeps on the greyhound blanket.', 2)] });
   await memory.flush({ session_id: 's1' });
   await memory.upsertKnowledge({ user_id: 'ann', title: 'Greyhound care', content: 'Greyhounds need a coat in winter.', metadata: { source: 'wiki' } });
-});
+}, 60_000);
 
 describe('add and the upserts keep the metadata on every record of the write', () => {
   it('each write is its own segment, and every record derived from it carries its metadata', async () => {
