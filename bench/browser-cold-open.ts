@@ -3,11 +3,16 @@
  * over a persisted memory of N records (default 10,000), through the worker + IndexedDB path,
  * side by side with restoring the same records from an Orama JSON snapshot kept in IndexedDB.
  *
- *   npm run bench:browser                 # table
- *   npm run bench:browser -- --json       # machine-readable
- *   npm run bench:browser -- --records 20000 --runs 7
+ *   npm run bench:browser                                # 10k records, table
+ *   npm run bench:browser -- --json                      # machine-readable
+ *   npm run bench:browser -- --records 10000,100000 --runs 3
  *
- * Texts are user turns of LongMemEval-S when ../shared/data has it, else generated sentences.
+ * Also reports warm hybrid query latency (p50/p95 of 20 questions after each open) and the bytes
+ * IndexedDB holds against the raw text and vectors. Orama's JSON snapshot is only built up to
+ * 20k records: past that its JSON outgrows what one JavaScript string holds.
+ *
+ * Texts are turns of LongMemEval-S (the user's, then the assistant's) when ../shared/data has it,
+ * else generated sentences.
  * Needs Chromium at /usr/bin/chromium (apt-get install -y chromium).
  */
 import { existsSync } from 'node:fs';
@@ -25,7 +30,9 @@ const option = (flag: string, fallback: number) => {
   return i >= 0 && args[i + 1] ? Number(args[i + 1]) : fallback;
 };
 const JSON_OUT = args.includes('--json');
-const RECORDS = option('--records', 10_000);
+const i0 = args.indexOf('--records');
+const SIZES = (i0 >= 0 && args[i0 + 1] ? args[i0 + 1]! : '10000').split(',').map(Number);
+const SNAPSHOT_LIMIT = 20_000;
 const RUNS = option('--runs', 5);
 const TARGET_MS = 300;
 
@@ -40,11 +47,13 @@ async function texts(count: number): Promise<{ source: string; texts: string[] }
   if (existsSync(fileURLToPath(DEFAULT_DATA))) {
     const data = await loadDataset();
     const out: string[] = [];
-    for (const turns of Object.values(data.sessions)) {
-      for (const turn of turns) {
-        if (turn.role !== 'user') continue;
-        out.push(turn.content.slice(0, 2000));
-        if (out.length === count) return { source: 'LongMemEval-S user turns', texts: out };
+    for (const role of ['user', 'assistant']) {
+      for (const turns of Object.values(data.sessions)) {
+        for (const turn of turns) {
+          if (turn.role !== role || !turn.content.trim()) continue;
+          out.push(turn.content.slice(0, 2000));
+          if (out.length === count) return { source: role === 'user' ? 'LongMemEval-S user turns' : 'LongMemEval-S turns (user, then assistant)', texts: out };
+        }
       }
     }
   }
@@ -58,11 +67,23 @@ const median = (values: number[]) => {
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? NaN;
 };
 
+const percentile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+};
+
 async function main(): Promise<void> {
   if (!hasChromium()) throw new Error(`${CHROMIUM_PATH} is missing: apt-get install -y chromium`);
-  const { source, texts: corpus } = await texts(RECORDS);
+  const reports = [];
+  for (const records of SIZES) reports.push(await measure(records));
+  if (JSON_OUT) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
+}
+
+async function measure(count: number) {
+  const { source, texts: corpus } = await texts(count);
+  const withSnapshot = count <= SNAPSHOT_LIMIT;
   // LongMemEval-S when it is there (loadDataset prints what it is and where to get it), else generated sentences.
-  process.stderr.write(`data: ${RECORDS.toLocaleString('en-US')} records from ${source}; model: the bundled models/static-en\n`);
+  process.stderr.write(`data: ${count.toLocaleString('en-US')} records from ${source}; model: the bundled models/static-en\n`);
   const outDir = await mkdtemp(join(tmpdir(), 'engram-bench-page-'));
   await buildPage({ entry: join(import.meta.dirname, 'browser', 'cold-open-page.ts'), outDir, title: 'cold open' });
   const served = await serveDir(outDir, { mounts: { '/models/': join(import.meta.dirname, '..', 'models') } });
@@ -73,12 +94,12 @@ async function main(): Promise<void> {
     await page.goto(served.url);
     await page.waitForFunction(() => 'coldOpen' in globalThis);
     const seed = await page.evaluate(
-      ([name, list]) => (globalThis as unknown as { coldOpen: { seed(n: string, t: string[]): Promise<SeedResult> } }).coldOpen.seed(name, list),
-      ['bench', corpus] as const,
+      ([name, list, snapshot]) => (globalThis as unknown as { coldOpen: { seed(n: string, t: string[], s: boolean): Promise<SeedResult> } }).coldOpen.seed(name, list, snapshot),
+      ['bench', corpus, withSnapshot] as const,
     );
 
     const results: Record<Variant, ColdResult[]> = { engram: [], 'engram-nocache': [], orama: [] };
-    const variants: Variant[] = ['engram', 'orama', 'engram-nocache'];
+    const variants: Variant[] = withSnapshot ? ['engram', 'orama', 'engram-nocache'] : ['engram', 'engram-nocache'];
     // Interleaved, so that a slow moment of the machine does not land on one variant only.
     for (let run = 0; run < RUNS; run++) {
       for (const variant of variants) {
@@ -110,7 +131,12 @@ async function main(): Promise<void> {
           firstAnswerMs: median(rs.map((r) => r.firstAnswer!)),
           firstAnswerRuns: rs.map((r) => r.firstAnswer!),
           scriptStartMs: median(rs.map((r) => r.scriptStart)),
-          ...(v === 'orama' ? {} : { readyMs: median(rs.map((r) => r.ready!)), secondAnswerMs: median(rs.map((r) => r.secondAnswer! - r.firstAnswer!)) }),
+          ...(v === 'orama' ? {} : {
+            readyMs: median(rs.map((r) => r.ready!)),
+            secondAnswerMs: median(rs.map((r) => r.secondAnswer! - r.firstAnswer!)),
+            warmP50Ms: percentile(rs.flatMap((r) => r.warm ?? []), 0.5),
+            warmP95Ms: percentile(rs.flatMap((r) => r.warm ?? []), 0.95),
+          }),
           workerMarksMs: worker,
           hits: rs[0]?.hits,
         }];
@@ -119,6 +145,9 @@ async function main(): Promise<void> {
     const report = {
       records: seed.records, runs: RUNS, source, targetMs: TARGET_MS,
       dataMiB: +(seed.rawBytes / 2 ** 20).toFixed(1),
+      rawUtf8MiB: +(seed.rawUtf8Bytes / 2 ** 20).toFixed(1),
+      storedMiB: seed.storedBytes === null ? null : +(seed.storedBytes / 2 ** 20).toFixed(1),
+      storedToRaw: seed.storedBytes === null ? null : +(seed.storedBytes / seed.rawUtf8Bytes).toFixed(2),
       oramaSnapshotMiB: +((seed.snapshotChars * 2) / 2 ** 20).toFixed(1),
       oramaSnapshotChars: seed.snapshotChars,
       seedMs: seed.seedMs, snapshotBuildMs: seed.snapshotMs,
@@ -126,13 +155,11 @@ async function main(): Promise<void> {
       results: summary,
       openStepsMs: steps,
     };
-    if (JSON_OUT) {
-      console.log(JSON.stringify(report, null, 2));
-      return;
-    }
+    if (JSON_OUT) return report;
     const pad = (s: string | number, n: number) => String(s).padStart(n);
     console.log(`Cold open to first search answer, ${seed.records.toLocaleString('en-US')} records (${source}), Chromium ${report.chromium}, median of ${RUNS} runs`);
-    console.log(`data (text UTF-16 + float32 vectors) ${report.dataMiB} MiB; Orama JSON snapshot ${report.oramaSnapshotMiB} MiB as a JS string (${seed.snapshotChars.toLocaleString('en-US')} chars, ${(seed.snapshotChars * 2 / seed.rawBytes).toFixed(1)}× the data)`);
+    console.log(`data (text UTF-16 + float32 vectors) ${report.dataMiB} MiB; text UTF-8 + vectors ${report.rawUtf8MiB} MiB; IndexedDB grew by ${report.storedMiB ?? '?'} MiB writing the records (${report.storedToRaw ?? '?'}× UTF-8 + vectors)`);
+    if (withSnapshot) console.log(`Orama JSON snapshot ${report.oramaSnapshotMiB} MiB as a JS string (${seed.snapshotChars.toLocaleString('en-US')} chars, ${(seed.snapshotChars * 2 / seed.rawBytes).toFixed(1)}× the data)`);
     console.log('');
     console.log(`${'path'.padEnd(50)} ${pad('first answer', 13)} ${pad('runs', 30)}`);
     for (const v of variants) {
@@ -141,9 +168,9 @@ async function main(): Promise<void> {
     }
     console.log('');
     for (const v of variants) {
-      const s = summary[v] as { label: string; workerMarksMs: Record<string, number>; scriptStartMs: number; readyMs?: number; firstAnswerMs: number; secondAnswerMs?: number };
+      const s = summary[v] as { label: string; workerMarksMs: Record<string, number>; scriptStartMs: number; readyMs?: number; firstAnswerMs: number; secondAnswerMs?: number; warmP50Ms?: number; warmP95Ms?: number };
       const steps = [['page script', s.scriptStartMs], ...Object.entries(s.workerMarksMs), ...(s.readyMs === undefined ? [] : [['client ready', s.readyMs]]), ['first answer', s.firstAnswerMs]] as [string, number][];
-      console.log(`${s.label}: ${steps.map(([k, t]) => `${k} ${Math.round(t)}`).join(' → ')} ms${s.secondAnswerMs === undefined ? '' : `; a second (warm) query ${Math.round(s.secondAnswerMs)} ms`}`);
+      console.log(`${s.label}: ${steps.map(([k, t]) => `${k} ${Math.round(t)}`).join(' → ')} ms${s.secondAnswerMs === undefined ? '' : `; a second (warm) query ${Math.round(s.secondAnswerMs)} ms; warm hybrid p50 ${s.warmP50Ms!.toFixed(1)} ms, p95 ${s.warmP95Ms!.toFixed(1)} ms`}`);
     }
     console.log('');
     console.log('Where an open spends its time (each step alone, in a worker, median):');
@@ -151,6 +178,8 @@ async function main(): Promise<void> {
     const engram = (summary.engram as { firstAnswerMs: number }).firstAnswerMs;
     console.log('');
     console.log(`target ≤ ${TARGET_MS} ms to the first answer at 10k records; here, at ${seed.records.toLocaleString('en-US')}: ${engram <= TARGET_MS ? 'met' : 'NOT met'} (${Math.round(engram)} ms)`);
+    console.log('');
+    return report;
   } finally {
     await browser.close();
     await served.close();

@@ -14,9 +14,13 @@ import { writeSnapshot } from './orama-snapshot.js';
 
 export interface SeedResult {
   records: number;
-  /** Bytes of text and vectors (the data itself). */
+  /** Bytes of text (UTF-16) and vectors (the data itself, as JavaScript holds it). */
   rawBytes: number;
-  /** Length of Orama's JSON snapshot. */
+  /** Bytes of text (UTF-8) and float32 vectors: the smallest plain form of the data. */
+  rawUtf8Bytes: number;
+  /** Bytes the browser reports for the origin's storage grown by writing the records (IndexedDB), or null. */
+  storedBytes: number | null;
+  /** Length of Orama's JSON snapshot (0 when not built). */
   snapshotChars: number;
   seedMs: number;
   snapshotMs: number;
@@ -30,6 +34,8 @@ export interface ColdResult {
   ready?: number;
   firstAnswer?: number;
   secondAnswer?: number;
+  /** Milliseconds per warm hybrid query after the first answers. */
+  warm?: number[];
   hits?: number;
   /** Worker-side marks, milliseconds since navigation start. */
   worker?: Record<string, number>;
@@ -39,12 +45,33 @@ const MODEL_URL = new URL('/models/static-en/model.bin', location.href).href;
 const USER = 'bench-user';
 const now = () => Math.round(performance.now() * 10) / 10;
 
-async function seed(name: string, texts: string[]): Promise<SeedResult> {
+/** Runs one seeding step, naming it in the error when it fails (IndexedDB's errors name no step). */
+async function step<T>(label: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const e = error as { name?: string; message?: string };
+    throw new Error(`seed step "${label}" failed: ${e?.name ?? 'Error'}: ${e?.message ?? String(error)}`);
+  }
+}
+
+const usage = async () => (await navigator.storage?.estimate?.())?.usage ?? null;
+
+/** Questions for the warm queries after an open (the same every run). */
+const WARM_QUERIES = [
+  'what did I say about the weekend trip', 'which restaurant did I like', 'when is my sister visiting', 'how much did the new laptop cost',
+  'what book was I reading', 'where did I go hiking', 'what is my gym routine', 'who recommended the podcast', 'what did the doctor say',
+  'which flight did I book', 'what was the recipe for dinner', 'when does the project deadline fall', 'what movie did we watch',
+  'how is the garden doing', 'what did I buy for the birthday', 'which train do I take to work', 'what is my budget for the month',
+  'where is the meeting next week', 'what course am I taking', 'what plants did I buy',
+];
+
+async function seed(name: string, texts: string[], withSnapshot: boolean): Promise<SeedResult> {
   const start = performance.now();
-  await deleteIndexedDbMemory(name);
-  const model = await loadStaticModelFromUrl(MODEL_URL, { fetch: cachedModelFetch('engram-models') });
+  await step('delete', () => deleteIndexedDbMemory(name));
+  const model = await step('model', () => loadStaticModelFromUrl(MODEL_URL, { fetch: cachedModelFetch('engram-models') }));
   const embedder = createStaticEmbedder(model);
-  const vectors = await embedder.embed(texts);
+  const vectors = await step('embed', () => embedder.embed(texts));
   const t = Date.UTC(2026, 0, 1);
   const records: KnowledgeRecord[] = texts.map((text, i) => ({
     app_id: 'default', project_id: 'default', owner_type: 'user', owner_id: USER,
@@ -53,14 +80,21 @@ async function seed(name: string, texts: string[]): Promise<SeedResult> {
     vector: vectors[i]!, vector_model: embedder.id,
     title: text.split(/\s+/).slice(0, 8).join(' '), content: text, source: null,
   }));
-  const store = await createIndexedDbStore(name, { prefetch: false });
-  for (let i = 0; i < records.length; i += 1000) await store.commit({ put: records.slice(i, i + 1000), delete: [] });
-  await store.setMeta('embedder', { id: embedder.id, dim: embedder.dim });
+  const before = await usage();
+  const store = await step('open', () => createIndexedDbStore(name, { prefetch: false }));
+  for (let i = 0; i < records.length; i += 1000) await step(`commit ${i}`, () => store.commit({ put: records.slice(i, i + 1000), delete: [] }));
+  await step('meta', () => store.setMeta('embedder', { id: embedder.id, dim: embedder.dim }));
   await store.close();
+  const after = await usage();
+  const storedBytes = before === null || after === null ? null : after - before;
   const seeded = performance.now();
   const rawBytes = records.reduce((sum, r) => sum + (r.title.length + r.content.length) * 2 + r.vector!.byteLength, 0);
-  const snapshotChars = await writeSnapshot(name, embedder.dim, records.map((r, i) => ({ id: r.id, text: `${r.title}\n${r.content}`, embedding: Array.from(vectors[i]!) })));
-  return { records: records.length, rawBytes, snapshotChars, seedMs: Math.round(seeded - start), snapshotMs: Math.round(performance.now() - seeded) };
+  const utf8 = new TextEncoder();
+  const rawUtf8Bytes = records.reduce((sum, r) => sum + utf8.encode(r.title).byteLength + utf8.encode(r.content).byteLength + r.vector!.byteLength, 0);
+  const snapshotChars = withSnapshot
+    ? await step('orama snapshot', () => writeSnapshot(name, embedder.dim, records.map((r, i) => ({ id: r.id, text: `${r.title}\n${r.content}`, embedding: Array.from(vectors[i]!) }))))
+    : 0;
+  return { records: records.length, rawBytes, rawUtf8Bytes, storedBytes, snapshotChars, seedMs: Math.round(seeded - start), snapshotMs: Math.round(performance.now() - seeded) };
 }
 
 async function runEngram(name: string, query: string, cache: boolean): Promise<ColdResult> {
@@ -70,8 +104,14 @@ async function runEngram(name: string, query: string, cache: boolean): Promise<C
   const first = await memory.search({ user_id: USER, query, method: 'hybrid', top_k: 10 });
   result.firstAnswer = now();
   result.hits = first.data.episodes.length;
-  await memory.search({ user_id: USER, query: 'what did I say about the weekend trip', method: 'hybrid', top_k: 10 });
+  await memory.search({ user_id: USER, query: WARM_QUERIES[0]!, method: 'hybrid', top_k: 10 });
   result.secondAnswer = now();
+  result.warm = [];
+  for (const q of WARM_QUERIES) {
+    const t0 = performance.now();
+    await memory.search({ user_id: USER, query: q, method: 'hybrid', top_k: 10 });
+    result.warm.push(performance.now() - t0);
+  }
   const status = await memory.status();
   // Worker marks are relative to the worker's own start; shift them onto the page's clock.
   const shift = status.timeOrigin - performance.timeOrigin;

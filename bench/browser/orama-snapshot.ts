@@ -19,13 +19,22 @@ export function createOramaDb(dim: number): AnyOrama {
   return create({ schema: { text: 'string', embedding: `vector[${dim}]` } as const }) as AnyOrama;
 }
 
+/**
+ * Chromium aborts an IndexedDB write of one value past its size limit (a 10k-record snapshot with
+ * vectors is well over 100 MB as UTF-16; the write failed with a bare AbortError), so the JSON is
+ * kept in pieces of this many characters and joined on read.
+ */
+const PIECE_CHARS = 8 * 2 ** 20;
+
 /** Builds the database, saves its snapshot as JSON into IndexedDB; returns the JSON's size in bytes (UTF-16 code units). */
 export async function writeSnapshot(key: string, dim: number, docs: SnapshotDoc[]): Promise<number> {
   const db = createOramaDb(dim);
   await insertMultiple(db, docs as never, 1000);
   const json = JSON.stringify(save(db));
   const idb = await openDB(SNAPSHOT_DB, 1, { upgrade: (d) => void d.createObjectStore(STORE) });
-  await idb.put(STORE, json, key);
+  const pieces = Math.ceil(json.length / PIECE_CHARS);
+  for (let i = 0; i < pieces; i++) await idb.put(STORE, json.slice(i * PIECE_CHARS, (i + 1) * PIECE_CHARS), `${key}:${i}`);
+  await idb.put(STORE, pieces, key);
   idb.close();
   return json.length;
 }
@@ -33,9 +42,11 @@ export async function writeSnapshot(key: string, dim: number, docs: SnapshotDoc[
 /** Reads the JSON back from IndexedDB and restores it; marks each step. */
 export async function restoreSnapshot(key: string, dim: number, mark: (step: string) => void): Promise<AnyOrama> {
   const idb = await openDB(SNAPSHOT_DB, 1, { upgrade: (d) => void d.createObjectStore(STORE) });
-  const json = (await idb.get(STORE, key)) as string | undefined;
+  const pieces = (await idb.get(STORE, key)) as number | undefined;
+  if (pieces === undefined) throw new Error(`no Orama snapshot ${key}`);
+  const tx = idb.transaction(STORE);
+  const json = (await Promise.all(Array.from({ length: pieces }, (_, i) => tx.store.get(`${key}:${i}`) as Promise<string>))).join('');
   idb.close();
-  if (json === undefined) throw new Error(`no Orama snapshot ${key}`);
   mark('snapshotRead');
   const raw = JSON.parse(json) as Parameters<typeof load>[1];
   mark('snapshotParsed');
