@@ -26,6 +26,16 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        test: {
+          // npm pack, then the tarball installed and used in a fresh project (test/pack/).
+          name: 'pack',
+          include: ['test/pack/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 900_000,
+        },
+      },
       'test/edge/vitest.config.ts',
     ],
   },

@@ -114,7 +114,10 @@ async function importCommand(args: string[]): Promise<void> {
   }
 }
 
-const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { serve, mcp, export: exportCommand, import: importCommand };
+// `serve --help` shows the usage under this command's name, not the npm script's.
+const serveCommand = async (args: string[]) => (args.includes('--help') ? console.log(COMMAND_HELP['serve']) : serve(args));
+
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { serve: serveCommand, mcp, export: exportCommand, import: importCommand };
 
 /** Runs the command line `argv` (without node and the script). */
 export async function main(argv: string[]): Promise<void> {
