@@ -16,6 +16,17 @@ import * as ja from 'chrono-node/ja';
 import * as zh from 'chrono-node/zh';
 
 const DAY = 86_400_000;
+
+/**
+ * chrono's casual English parser without its time-of-day parser ("at 5pm", "10:30"): a time names
+ * no day, the dates are all that is kept, and that one parser is more than half of chrono's cost
+ * per sentence. "tomorrow at 5pm" is still "tomorrow".
+ */
+const english = (() => {
+  const c = chrono.casual.clone();
+  c.parsers = c.parsers.filter((p) => p.constructor.name !== 'ENTimeExpressionParser');
+  return c;
+})();
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 export type Precision = 'day' | 'week' | 'month' | 'year';
@@ -119,7 +130,7 @@ export function findDates(text: string, now: number, past = PAST.test(text)): Re
   let results: chrono.ParsedResult[];
   try {
     const reference = { instant: new Date(now), timezone: 0 };
-    results = !CJK.test(text) ? chrono.parse(text, reference) : KANA.test(text) ? ja.parse(text, reference) : zh.parse(text, reference);
+    results = !CJK.test(text) ? english.parse(text, reference) : KANA.test(text) ? ja.parse(text, reference) : zh.parse(text, reference);
   } catch {
     results = []; // a phrase chrono cannot read is a phrase without a date, never a lost message
   }

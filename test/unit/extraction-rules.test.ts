@@ -138,6 +138,9 @@ describe('dates', () => {
     expect(day('May 5 is my birthday.')).toEqual(['2027-05-05']);
     expect(day('We may go hiking, 5 kilometres or so.')).toEqual([]);
     expect(day('The party is at 7pm on the 3rd.')).toEqual(['2026-12-03']);
+    // A time of day names no day, with or without a date next to it.
+    expect(day('Dinner tomorrow at 5pm, the meeting at 10.30 on the 3rd.')).toEqual(['2026-12-01', '2026-12-03']);
+    expect(day('The train leaves at 17:45.')).toEqual([]);
   });
 });
 
