@@ -87,19 +87,20 @@ export function createSegmentWriter(deps: SegmentWriterDeps): (segments: Buffere
 
   /**
    * Task intents embedded once: skills are re-learned from all of an agent's cases after every
-   * write, and embedding them all again each time would grow with the agent's history.
+   * write, and embedding them all again each time would grow with the agent's history. Keyed by
+   * the text alone: this writer's embedder never changes, and a key built per intent per write
+   * would copy every intent of the agent each time.
    */
   const intentVectors = new Map<string, Float32Array>();
   async function embedIntents(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const key = (t: string) => `${embedder.id}\u0000${t}`;
-    const missing = [...new Set(texts.filter((t) => !intentVectors.has(key(t))))];
+    const missing = [...new Set(texts.filter((t) => !intentVectors.has(t)))];
     const fresh = new Map<string, Float32Array>();
     if (missing.length) {
       const vectors = await embedder.embed(missing, signal ? { signal } : {});
       missing.forEach((t, i) => fresh.set(t, vectors[i]!));
     }
-    const out = texts.map((t) => fresh.get(t) ?? intentVectors.get(key(t))!);
-    for (const [t, v] of fresh) intentVectors.set(key(t), v);
+    const out = texts.map((t) => fresh.get(t) ?? intentVectors.get(t)!);
+    for (const [t, v] of fresh) intentVectors.set(t, v);
     // Bounded: the oldest intents are embedded again if they are ever needed after this.
     for (const k of intentVectors.keys()) {
       if (intentVectors.size <= INTENT_CACHE) break;
