@@ -347,7 +347,7 @@ describe('search', () => {
     expect(ids(both)).toEqual(ids(baseline.filter((r) => r.similarity >= s && r.score >= t)));
   });
 
-  it('matches no memory on any metadata key (Engram memories carry none), and ignores an empty metadata', async () => {
+  it('matches no memory on a metadata key none was written with, and ignores an empty metadata', async () => {
     const baseline = await search({ query: TEA });
     expect(baseline.results.length).toBeGreaterThan(0);
     expect((await search({ query: TEA, metadata: { source: 'chat' } })).results).toEqual([]);
