@@ -55,6 +55,8 @@ export function isNameToken(t: Token | undefined): boolean {
   if (!t) return false;
   if (TITLES.has(t.lower.replace(/\.$/, ''))) return /^\p{Lu}/u.test(t.text);
   if (t.pos !== 'PROPN' && !(t.pos === 'NOUN' && /^\p{Lu}/u.test(t.text))) return false;
+  // A lower-case word the tokenizer kept with its full stop ("the midnight sun." read as "Sun.") is no name.
+  if (t.text.endsWith('.') && !/^\p{Lu}/u.test(t.text)) return false;
   return /^\p{L}/u.test(t.text) && !NOT_NAMES.has(t.lower.replace(/\.$/, ''));
 }
 

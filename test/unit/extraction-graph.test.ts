@@ -62,4 +62,9 @@ describe('the entity graph', async () => {
     expect(again.graph!.entities.map((e) => e.id)).toContain(entityId('Pixel'));
     expect(withoutFactRefs(graph).relations.every((r) => r.fact === null)).toBe(true);
   });
+
+  it('names no entity from a lower-case word the tokenizer kept with its full stop', async () => {
+    const sun = await createRulesExtractor().extract(segment(['June has the midnight sun. Do you want to rent a car?']));
+    expect(sun.graph!.entities.map((e) => e.name)).toEqual(['Maya']);
+  });
 });
