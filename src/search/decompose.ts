@@ -13,6 +13,8 @@ const JOINER = /^(?:and|or|vs\.?|versus|than|,)$/i;
 const MARKER = /^(?:both|either|neither|between)$/i;
 /** Small words that may sit inside a name ("Museum of Modern Art"). */
 const NAME_GLUE = /^(?:of|the|de|la|du|von|van|&)$/i;
+/** Words after a joiner that start a clause rather than a second part. */
+const PRONOUN = /^(?:I|me|you|we|us|they|them|he|him|she|her|it)$/i;
 /** At most this many sub-queries: each one is a full recall. */
 export const MAX_SUBQUERIES = 4;
 
@@ -22,8 +24,10 @@ const isCapitalised = (word: string) => /^\p{Lu}/u.test(word) && !/^I(?:'|’|$)
 function words(question: string): string[] {
   return question
     .replace(/,/g, ' , ')
+    // A sentence end is a hard stop: a conjunct never runs into the next sentence.
+    .replace(/(\p{Ll}{2,}|\d)[.?!;]+(?=\s)/gu, '$1 . ')
     .split(/\s+/)
-    .map((w) => (w === ',' ? w : w.replace(/^[("'“‘]+|[?.!;:)"'”’]+$/gu, '')))
+    .map((w) => (w === ',' || w === '.' ? w : w.replace(/^[("'“‘]+|[?.!;:)"'”’]+$/gu, '')))
     .filter(Boolean);
 }
 
@@ -34,7 +38,7 @@ function leftConjunct(ws: string[], end: number): number {
     while (start > 1 && (isCapitalised(ws[start - 1]!) || (NAME_GLUE.test(ws[start - 1]!) && isCapitalised(ws[start - 2]!)))) start--;
     return end - start;
   }
-  while (start > 0 && end - start < 2 && !JOINER.test(ws[start - 1]!) && !MARKER.test(ws[start - 1]!)) start--;
+  while (start > 0 && end - start < 2 && !JOINER.test(ws[start - 1]!) && !MARKER.test(ws[start - 1]!) && ws[start - 1] !== '.') start--;
   // "the Effective Time Management workshop": a name before the last words belongs to them.
   while (start > 1 && isCapitalised(ws[start - 1]!)) start--;
   return end - start;
@@ -49,8 +53,27 @@ function rightConjunct(ws: string[], start: number): number {
     return end - start;
   }
   const limit = end + 2;
-  while (end < ws.length && end < limit && !JOINER.test(ws[end]!)) end++;
+  while (end < ws.length && end < limit && !JOINER.test(ws[end]!) && ws[end] !== '.') end++;
   return end - start;
+}
+
+/**
+ * "between A and B", "both A and B", "either A or B": the marker says where the first part
+ * starts, and when it is not a name ("the Sunday mass at St. Mary's Church") the second runs to
+ * the end of its clause ("the Ash Wednesday service at the cathedral"). Null when the question
+ * has no marked join, or its parts are names (the general rule handles those).
+ */
+function markedParts(question: string): string[] | null {
+  const m = /\b(?:between|both|either|neither)\s+(.+?)\s+(?:and|or|nor)\s+([^,?!;]+?)(?=[,?!;]|\.(?:\s|$)|$)/i.exec(question);
+  if (!m) return null;
+  const left = m[1]!.trim();
+  const right = m[2]!.trim();
+  const isName = (text: string) => text.split(/\s+/).every((w) => isCapitalised(w) || NAME_GLUE.test(w));
+  if (isName(left) || /^not\b/i.test(right)) return null;
+  const before = question.slice(0, m.index).trim();
+  const after = question.slice(m.index + m[0].length).replace(/^[?.!\s]+/, '').trim();
+  const parts = [left, right].map((part) => [before, part, after].filter(Boolean).join(' ').replace(/[?.!]+$/, '').trim());
+  return parts[0] !== parts[1] ? parts : null;
 }
 
 /**
@@ -59,6 +82,8 @@ function rightConjunct(ws: string[], start: number): number {
  * The sub-queries are for bag-of-words recall, so they need not read as sentences.
  */
 export function decomposeQuery(question: string): string[] {
+  const marked = markedParts(question.trim());
+  if (marked) return marked;
   const ws = words(question.trim()).filter((w) => !MARKER.test(w));
   const words_ = ws.map((w) => w.toLowerCase());
   // A comma joins only inside a list ("Paris, Rome and Berlin"): a short item, then more of the list.
@@ -67,25 +92,36 @@ export function decomposeQuery(question: string): string[] {
     const next = words_.findIndex((w, k) => k > i && (w === 'and' || w === 'or' || w === ','));
     return next > i && next - i <= 4;
   };
-  const joins = ws.map((_, i) => (isJoin(i) ? i : -1)).filter((i) => i > 0 && i < ws.length - 1);
+  // "and I was wondering", "than me": a pronoun after the joiner starts a clause, not a part.
+  const joins = ws.map((_, i) => (isJoin(i) ? i : -1)).filter((i) => i > 0 && i < ws.length - 1 && !PRONOUN.test(ws[i + 1]!) && ws[i + 1] !== '.' && ws[i - 1] !== '.');
   if (joins.length === 0) return [];
   // The conjuncts around the joiners, left to right: [start, end) word ranges.
+  // Only the first run of joined parts is split: a second one elsewhere ("a journal called Music
+  // and Medicine") stays in the frame, so no part loses the rest of the question.
   const spans: [number, number][] = [];
   for (const j of joins) {
     const prev = spans[spans.length - 1];
-    if (!prev || prev[1] !== j) spans.push([j - leftConjunct(ws, j), j]);
+    if (prev && ws.slice(prev[1], j).some((w) => !JOINER.test(w))) break;
+    if (!prev) spans.push([j - leftConjunct(ws, j), j]);
     const n = rightConjunct(ws, j + 1);
     if (n > 0) spans.push([j + 1, j + 1 + n]);
   }
   const conjuncts = spans.filter(([a, b]) => b > a && ws.slice(a, b).some((w) => w !== ','));
-  if (conjuncts.length < 2) return [];
+  if (conjuncts.length < 2 || conjuncts.some(([a, b]) => b - a === 1 && /^not$/i.test(ws[a]!))) return [];
+  // A list of single words ("workshops, lectures, and conferences") has single-word ends too.
+  if (conjuncts.length >= 3 && conjuncts.slice(1, -1).every(([a, b]) => b - a === 1)) {
+    const head = conjuncts[0]!;
+    const end = conjuncts[conjuncts.length - 1]!;
+    head[0] = head[1] - 1;
+    end[1] = end[0] + (/^(?:the|my|a|an|his|her|their|our)$/i.test(ws[end[0]]!) ? 2 : 1);
+  }
   const first = conjuncts[0]![0];
   const last = conjuncts[conjuncts.length - 1]![1];
   const head = ws.slice(0, first);
   const tail = ws.slice(last);
   const out: string[] = [];
   for (const [a, b] of conjuncts.slice(0, MAX_SUBQUERIES)) {
-    const q = [...head, ...ws.slice(a, b), ...tail].filter((w, i, all) => !JOINER.test(w) && w.toLowerCase() !== all[i - 1]?.toLowerCase()).join(' ').replace(/\s+,/g, ',').trim();
+    const q = [...head, ...ws.slice(a, b), ...tail].filter((w, i, all) => !JOINER.test(w) && w !== '.' && w.toLowerCase() !== all[i - 1]?.toLowerCase()).join(' ').replace(/\s+,/g, ',').trim();
     if (q && !out.includes(q)) out.push(q);
   }
   return out.length >= 2 ? out : [];

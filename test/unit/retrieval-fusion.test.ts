@@ -131,7 +131,26 @@ describe('query decomposition (agentic without an LLM)', () => {
     expect(decomposeQuery('Have I been to Paris, Rome and Berlin?')).toEqual(['Have I been to Paris', 'Have I been to Rome', 'Have I been to Berlin']);
   });
 
+  it('a marked join ("between", "both") takes whole phrases, the second to the end of its clause', () => {
+    expect(decomposeQuery("How many days had passed between the Sunday mass at St. Mary's Church and the Ash Wednesday service at the cathedral?"))
+      .toEqual(["How many days had passed the Sunday mass at St. Mary's Church", 'How many days had passed the Ash Wednesday service at the cathedral']);
+  });
+
+  it('a list of single words keeps the words around it in every part', () => {
+    expect(decomposeQuery('How many days did I spend attending workshops, lectures, and conferences in April?'))
+      .toEqual(['How many days did I spend attending workshops in April', 'How many days did I spend attending lectures in April', 'How many days did I spend attending conferences in April']);
+  });
+
+  it('splits only the first run of parts, within its sentence, and keeps the rest of the question', () => {
+    const parts = decomposeQuery('Tell me about anxiety and depression. How many subjects were in the study in the journal Music and Medicine?');
+    expect(parts).toHaveLength(2);
+    for (const p of parts) expect(p).toContain('How many subjects were in the study in the journal Music Medicine');
+  });
+
   it('leaves a question that joins nothing alone', () => {
+    expect(decomposeQuery('Did I visit the museum with a friend or not?')).toEqual([]);
+    expect(decomposeQuery('How many years older is my grandma than me?')).toEqual([]);
+    expect(decomposeQuery('I looked at our chess game and I was wondering what move you made?')).toEqual([]);
     expect(decomposeQuery('What is my favorite color?')).toEqual([]);
     expect(decomposeQuery('How many different doctors did I visit?')).toEqual([]);
   });
