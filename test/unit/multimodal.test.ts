@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SearchEpisodeItem, SearchMethod } from '../../src/contract/types.js';
 import { createMemory, type Memory } from '../../src/engine.js';
 import { isMemoryError } from '../../src/errors.js';
+import { createFetchHandler } from '../../src/http/handler.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
 import type { Embedder, Llm, LlmRequest } from '../../src/models/ports.js';
 import { createOpenAiCompatibleLlm } from '../../src/models/openai-compatible-llm.js';
@@ -92,6 +93,17 @@ describe('each item is found by what it says, with every method', () => {
     expect(data.episodes[0]).not.toHaveProperty('content_items');
     expect(data.episodes[0]!.atomic_facts[0]).not.toHaveProperty('content_items');
   });
+});
+
+it('Tablestore SearchMemories units carry the references too', async () => {
+  const handler = createFetchHandler(memory, { dialects: { tablestore: {} } });
+  const response = await handler(new Request('http://local/SearchMemories', {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ memoryStoreName: 'default', scope: { appId: 'default', tenantId: 'ann', agentId: '*', runId: '*' }, query: PDF_PAGE_TWO_QUERY, topK: 1 }),
+  }));
+  const body = (await response.json()) as { results: { unit: { text: string; content_items?: unknown[] } }[] };
+  expect(body.results[0]!.unit.text).toMatch(/telescope/);
+  expect(body.results[0]!.unit.content_items).toEqual([expect.objectContaining({ type: 'pdf', page: 2 })]);
 });
 
 describe('the bytes are kept once', () => {

@@ -7,6 +7,7 @@ import type { RecordView } from '../../engine.js';
 import { searchText } from '../../records.js';
 import { keywords } from './keywords.js';
 import { metadataRenderings } from '../metadata.js';
+import type { ItemRef } from '../../write/content-items.js';
 import { clip, type Hit } from './shared.js';
 import { conversationKey, type TablestoreScope } from './tablestore-scope.js';
 
@@ -40,6 +41,8 @@ export interface MemoryUnit {
   speaker?: string;
   entities?: string[];
   source_turn_refs?: { messageId: string; timestampMs: number }[];
+  /** Engram extension: the images, audio and documents the memory came with, by reference (docs/multimodal.md). */
+  content_items?: ItemRef[];
 }
 
 /** One source sentence behind a result: the words as spoken, from the message the fact was extracted from. */
@@ -115,6 +118,7 @@ export function unitOf(hit: Hit, scope: TablestoreScope): MemoryUnit {
     ...(speaker ? { speaker } : {}),
     ...(r.kind === 'episode' && r.sender_ids.length ? { entities: [...r.sender_ids] } : {}),
     ...(statement && r.source_message_ids.length === 1 ? { source_turn_refs: [{ messageId: r.source_message_ids[0]!, timestampMs: r.timestamp }] } : {}),
+    ...(r.items?.length ? { content_items: structuredClone(r.items) } : {}),
   };
 }
 
