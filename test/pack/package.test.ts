@@ -8,14 +8,16 @@
  * again (~70 s on 2 cores).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumMissingFor, launchChromium, serveDir } from '../support/browser.js';
 
 const run = promisify(execFile);
 const REPO = join(import.meta.dirname, '..', '..');
@@ -25,7 +27,7 @@ const lockVersion = (name: string): string => (JSON.parse(readFileSync(join(REPO
 function readmeSnippets(): Map<string, string> {
   const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
   const out = new Map<string, string>();
-  for (const m of readme.matchAll(/<!-- pack-test: ([\w.-]+) -->\n```\w*\n([\s\S]*?)\n```/g)) out.set(m[1]!, m[2]!);
+  for (const m of readme.matchAll(/<!-- pack-test: ([\w./-]+) -->\n```\w*\n([\s\S]*?)\n```/g)) out.set(m[1]!, m[2]!);
   return out;
 }
 
@@ -49,6 +51,7 @@ beforeAll(async () => {
   ], { cwd: project, timeout: 400_000, maxBuffer: 64 * 1024 * 1024 });
   cpSync(join(REPO, 'node_modules', 'better-sqlite3', 'build'), join(project, 'node_modules', 'better-sqlite3', 'build'), { recursive: true });
   snippets = readmeSnippets();
+  mkdirSync(join(project, 'web'));
   for (const [file, code] of snippets) writeFileSync(join(project, file), code);
 }, 900_000);
 
@@ -69,7 +72,7 @@ describe('the packed package in a fresh project', () => {
   });
 
   it('the README has the snippets this test runs', () => {
-    expect([...snippets.keys()].sort()).toEqual(['ai-sdk.mjs', 'langchain.mjs', 'mcp-config.json', 'node-app.mjs']);
+    expect([...snippets.keys()].sort()).toEqual(['ai-sdk.mjs', 'langchain.mjs', 'mcp-config.json', 'node-app.mjs', 'web/main.js', 'web/vite.config.js']);
   });
 
   it('runs the README’s Node snippet: engine, SQLite store, search', async () => {
@@ -183,6 +186,31 @@ describe('the packed package in a fresh project', () => {
     `);
     expect((await node(probe)).stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
+
+  it.skipIf(chromiumMissingFor('test/pack/package.test.ts (browser app)'))('builds the README’s browser app with Vite and runs it in Chromium: worker, IndexedDB, the bundled model', async () => {
+    const web = join(project, 'web');
+    writeFileSync(join(web, 'index.html'), '<!doctype html><html><body><script type="module" src="./main.js"></script></body></html>');
+    await build({ root: web, configFile: join(web, 'vite.config.js'), logLevel: 'warn' });
+    const assets = readdirSync(join(web, 'dist', 'assets'));
+    // The bundler found the model and the worker through new URL(…, import.meta.url): nothing was copied by hand.
+    expect(assets.some((a) => /^model-.*\.bin$/.test(a))).toBe(true);
+    expect(assets.some((a) => /^memory\.worker-.*\.js$/.test(a))).toBe(true);
+    const site = await serveDir(join(web, 'dist'));
+    const browser = await launchChromium({ webgpu: false });
+    try {
+      const page = await browser.newPage();
+      const logged = page.waitForEvent('console', { predicate: (m) => /Porto|Error/.test(m.text()), timeout: 90_000 });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(site.url);
+      expect((await logged).text()).toMatch(/Ana lives in Porto/);
+      expect(errors).toEqual([]);
+      expect(site.requests.some((r) => /model-.*\.bin$/.test(r))).toBe(true);
+    } finally {
+      await browser.close();
+      await site.close();
+    }
+  }, 180_000);
 
   it('has types for every subpath', async () => {
     writeFileSync(join(project, 'types.ts'), `
