@@ -291,6 +291,16 @@ describe('graph ranking', () => {
     expect(rank([hit('f1', 0.8), hit('f2', 0.6)]).map((e) => e.edge_uuid)).toEqual(['r1', 'r2']);
   });
 
+  it('ranks a replaced link below the one that replaced it, however close its words are', () => {
+    const ranked = rankGraphEdges({
+      graph: { entities: [entity('a', 0.5), entity('b', 0.2), entity('c', 0.2)], relations: [rel('old', 'a', 'b', 'f1', 5), rel('new', 'a', 'c', 'f2')] },
+      query: 'anything', owner: 'user:nobody', hits: [hit('f1', 0.9), hit('f2', 0.3)],
+      fallback: (h) => ({ edge_uuid: h.record.id, source_node: 'x', target_node: 'y', name: 'said', fact: '' }),
+      factText: () => new Map(),
+    });
+    expect(ranked.map((e) => e.edge_uuid)).toEqual(['new', 'old']);
+  });
+
   it('puts a superseded link below one that holds, and keeps a memory with no link as its own edge', () => {
     expect(rank([hit('f1', 0.6), hit('f2', 0.6)], 5).map((e) => e.edge_uuid)).toEqual(['r1', 'r2']);
     expect(rank([hit('f9', 0.5)])).toEqual([{ edge_uuid: 'f9', source_node: 'x', target_node: 'y', name: 'said', fact: 'fact f9', score: 0.5 }]);

@@ -14,7 +14,7 @@ import type { Hit } from './shared.js';
 const CENTRALITY_WEIGHT = 0.15;
 /** What a link counts for when only the query's entities, not its words, found it. */
 const NAMED_IN_QUERY = 0.3;
-/** A link a later statement replaced still answers "where did she live", but below the one that holds. */
+/** A link a later statement replaced still answers "where did she live", but below the links that hold. */
 const SUPERSEDED_PENALTY = 0.2;
 
 /** An edge before it is shaped: where it comes from and its score. */
@@ -78,6 +78,17 @@ export function rankGraphEdges(ctx: GraphRankContext): GraphEdge[] {
     for (const r of links) {
       const fact = (r.fact_id && texts.get(r.fact_id)) || `${nameOf(r.subject)} ${r.predicate.replace(/_/g, ' ')} ${nameOf(r.object)}.`;
       add(linkEdge(r, fact, NAMED_IN_QUERY * ((asked.has(r.subject) ? 1 : 0) + (asked.has(r.object) ? 1 : 0)) / 2 + NAMED_IN_QUERY / 2));
+    }
+  }
+  // A link a later one replaced ranks below it whenever both answer: "where does Maya live" gets
+  // Porto first and Lisbon as history, however much closer Lisbon's words are to the question.
+  const relations = new Map(graph.relations.map((r) => [r.id, r]));
+  for (const edge of edges.values()) {
+    const r = relations.get(edge.edge_uuid);
+    if (!r || r.superseded_at === null) continue;
+    for (const other of edges.values()) {
+      const o = relations.get(other.edge_uuid);
+      if (o && o.superseded_at === null && o.subject === r.subject && o.predicate === r.predicate && other.score <= edge.score) edge.score = other.score - 1e-6;
     }
   }
   return [...edges.values()].sort((a, b) => b.score - a.score || (a.edge_uuid < b.edge_uuid ? -1 : a.edge_uuid > b.edge_uuid ? 1 : 0));
