@@ -1,13 +1,18 @@
 /**
- * `npx tsx bench/calibrate.ts`: fits the calibration of hybrid's wire scores (`FUSED_CALIBRATION`
- * in src/search/scores.ts) on the fit half of LongMemEval-S. A hybrid search (top_k 50) returns
- * episodes and their nested facts, and its trace gives each one's fused evidence; every item is
- * labelled by whether its session holds the answer. Per kind (episodes, facts): a Platt fit
- * (logistic regression of the label on the fused value) gives the slope and bias, and an isotonic
- * regression (pool-adjacent-violators) of the label on the Platt value gives the knots of a
- * monotone correction where the logistic shape does not follow the data. Ranking within a kind
- * does not change; scores come to mean the chance that an item's session holds the answer.
- * `npm run bench:quality` checks both kinds on the other half.
+ * `npx tsx bench/calibrate.ts`: fits the calibration of hybrid's scores (src/search/scores.ts) on
+ * the fit half of LongMemEval-S, in two steps, per kind of item (episodes, facts), each item
+ * labelled by whether its session holds the answer:
+ *
+ *   1. `FUSED_CALIBRATION`: a Platt fit (logistic regression of the label on the fused evidence
+ *      that the trace reports) over the top 50 of a hybrid search: the chances the granularity
+ *      competition weighs facts and episodes by;
+ *   2. `WIRE_KNOTS`: an isotonic regression (pool-adjacent-violators) of the label on the score
+ *      of what a hybrid search with top_k 10 shows, with the current knots undone: the
+ *      correction from a competition score to the chance a shown item stands for.
+ *
+ * Ranking does not change with either; run it again after changing step 1's constants, since
+ * step 2 is fitted on the scores they give. `npm run bench:quality` checks the wire on the other
+ * half.
  *
  *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--limit N | --limit a=N,b=M]
  *
@@ -16,6 +21,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
+import { WIRE_KNOTS, type Knots } from '../src/search/scores.js';
 import { haystackMemory, isAbstention, loadDataset, questionHalf, type Protocol } from './longmemeval.js';
 
 const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' } } });
@@ -38,23 +44,42 @@ const fitHalf = dataset.questions.filter((q) => !isAbstention(q) && questionHalf
 const embedder = await createDefaultEmbedder();
 
 interface Sample {
-  /** The item's fused evidence (the trace's `evidence`). */
   x: number;
   label: 0 | 1;
 }
 type Kind = 'unit' | 'child';
-const samples: Record<Kind, Sample[]> = { unit: [], child: [] };
+/** Step 1: fused evidence of the top 50. Step 2: competition scores of what the top 10 shows. */
+const evidence: Record<Kind, Sample[]> = { unit: [], child: [] };
+const shown: Record<Kind, Sample[]> = { unit: [], child: [] };
+
+/** Undoes `throughKnots`: the knots rise strictly, so the map is invertible. */
+function undoKnots(y: number, knots: Knots): number {
+  if (knots.length === 0) return y;
+  let x0 = 0;
+  let y0 = 0;
+  for (const [x1, y1] of [...knots, [1, 1] as const]) {
+    if (y <= y1) return y1 > y0 ? x0 + ((y - y0) / (y1 - y0)) * (x1 - x0) : x1;
+    x0 = x1;
+    y0 = y1;
+  }
+  return 1;
+}
 
 for (const protocol of protocols) {
   const questions = fitHalf.slice(0, limitOf(protocol));
   for (const [qi, q] of questions.entries()) {
     const memory = await haystackMemory(dataset, q, embedder, protocol);
     const answers = new Set(q.answer_session_ids);
-    const { response, trace } = await memory.searchWithTrace({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 50, radius: 0 });
-    for (const e of response.data.episodes) {
-      const label = answers.has(q.haystack_session_ids[Number(e.session_id!.slice(1))]!) ? 1 : 0;
-      samples.unit.push({ x: trace.evidence[e.id]!, label });
-      for (const f of e.atomic_facts) samples.child.push({ x: trace.evidence[f.id]!, label });
+    const labelOf = (sessionId: string | null | undefined): 0 | 1 => (answers.has(q.haystack_session_ids[Number(sessionId!.slice(1))]!) ? 1 : 0);
+    const wide = await memory.searchWithTrace({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 50, radius: 0 });
+    for (const e of wide.response.data.episodes) {
+      evidence.unit.push({ x: wide.trace.evidence[e.id]!, label: labelOf(e.session_id) });
+      for (const f of e.atomic_facts) evidence.child.push({ x: wide.trace.evidence[f.id]!, label: labelOf(e.session_id) });
+    }
+    const { data } = await memory.search({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 10, radius: 0 });
+    for (const e of data.episodes) {
+      shown.unit.push({ x: undoKnots(e.score, WIRE_KNOTS.episode), label: labelOf(e.session_id) });
+      for (const f of e.atomic_facts) shown.child.push({ x: undoKnots(f.score, WIRE_KNOTS.fact), label: labelOf(e.session_id) });
     }
     await memory.close();
     if ((qi + 1) % 10 === 0) process.stderr.write(`  protocol ${protocol}: ${qi + 1}/${questions.length} questions\n`);
@@ -89,7 +114,7 @@ function platt(list: Sample[]): [number, number] {
 }
 
 /** Fewest samples behind one knot: a knot is a mean, and a mean of few labels is noise. */
-const MIN_PER_KNOT = 60;
+const MIN_PER_KNOT = 100;
 
 /**
  * Isotonic regression of the labels on x (pool adjacent violators), its blocks then merged left
@@ -154,16 +179,20 @@ const through = (knots: [number, number][]) => (x: number) => {
   }
   return 1;
 };
-const out: string[] = [];
+const platts: string[] = [];
+const knotLines: string[] = [];
 for (const kind of ['unit', 'child'] as const) {
-  const list = samples[kind];
-  const [slope, bias] = platt(list);
-  const logistic = list.map((s) => ({ x: sigmoid(slope * s.x + bias), label: s.label }));
-  const knots = isotonicKnots(logistic).map(([x, y]) => [r4(x), r4(y)] as [number, number]);
   const name = kind === 'unit' ? 'episodes' : 'facts';
-  console.log(`\n${name}: ${list.length} items (${list.filter((s) => s.label).length} hits) on the fit half`);
-  console.log(`bucket     mean   hit    n   (logistic)\n${bucketTable(logistic, (x) => x)}`);
-  console.log(`bucket     mean   hit    n   (logistic and knots)\n${bucketTable(logistic, through(knots))}`);
-  out.push(`  ${kind}: { slope: ${r4(slope)}, bias: ${r4(bias)}, knots: [${knots.map(([x, y]) => `[${x}, ${y}]`).join(', ')}] },`);
+  const [slope, bias] = platt(evidence[kind]);
+  const fitted = evidence[kind].map((s) => ({ x: sigmoid(slope * s.x + bias), label: s.label }));
+  console.log(`\nstep 1, ${name}: ${fitted.length} items of the top 50 (${fitted.filter((s) => s.label).length} hits)`);
+  console.log(`bucket     mean   hit    n   (Platt)\n${bucketTable(fitted, (x) => x)}`);
+  platts.push(`  ${kind}: { slope: ${r4(slope)}, bias: ${r4(bias)} },`);
+  const knots = isotonicKnots(shown[kind]).map(([x, y]) => [r4(x), r4(y)] as [number, number]);
+  console.log(`\nstep 2, ${name} shown in the top 10: ${shown[kind].length} items (${shown[kind].filter((s) => s.label).length} hits)`);
+  console.log(`bucket     mean   hit    n   (competition score)\n${bucketTable(shown[kind], (x) => x)}`);
+  console.log(`bucket     mean   hit    n   (through the fitted knots)\n${bucketTable(shown[kind], through(knots))}`);
+  knotLines.push(`  ${kind === 'unit' ? 'episode' : 'fact'}: [${knots.map(([x, y]) => `[${x}, ${y}]`).join(', ')}],`);
 }
-console.log(`\nFUSED_CALIBRATION = {\n${out.join('\n')}\n}`);
+console.log(`\nFUSED_CALIBRATION = {\n${platts.join('\n')}\n}`);
+console.log(`WIRE_KNOTS = {\n${knotLines.join('\n')}\n}   (fitted on the scores of the current FUSED_CALIBRATION)`);

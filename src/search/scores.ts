@@ -104,35 +104,47 @@ export function unitEvidence(own: number, bestChild: number | undefined): number
   return bestChild === undefined ? own : 0.5 * own + 0.5 * bestChild;
 }
 
-/**
- * Maps a fused value to a 0..1 relevance: a logistic `sigmoid(slope·fused + bias)`, then a
- * monotone piecewise-linear correction through `knots` ([logistic value, chance] pairs). The
- * logistic alone cannot follow how the chance of holding the answer rises with the fused value
- * (too flat in the middle, right at the ends); the knots are an isotonic fit of that chance.
- */
+/** Maps a fused value to a 0..1 relevance: `sigmoid(slope·fused + bias)`. */
 export interface FusedCalibration {
   slope: number;
   bias: number;
-  knots: readonly (readonly [number, number])[];
 }
 
 /**
- * How fused values become the scores on the wire, one map per kind of item: an episode's fused
- * value is standardised among episodes and a fact's among facts, so the same value does not mean
- * the same chance for both. Calibrated per kind, a fact's score and an episode's are both the
- * chance that the item's session holds the answer, which is what the granularity competition
- * needs to weigh one against the other. A fused value is a standardised quantity, so the
- * constants serve any embedding model. Fitted by `bench/calibrate.ts` on the fit half of
- * LongMemEval-S (protocols a and b); `bench:quality` checks them on the other half (its
- * reliability table, episodes and facts apart).
+ * How fused values become chances, one map per kind of item: an episode's fused value is
+ * standardised among episodes and a fact's among facts, so the same value does not mean the same
+ * chance for both. Calibrated per kind, a fact's score and an episode's both estimate the chance
+ * that the item's session holds the answer, which is what the granularity competition needs to
+ * weigh one against the other. A fused value is a standardised quantity, so the constants serve
+ * any embedding model. Fitted by `bench/calibrate.ts` (Platt scaling over the top 50 candidates)
+ * on the fit half of LongMemEval-S, protocols (a) and (b).
  */
 export const FUSED_CALIBRATION: { unit: FusedCalibration; child: FusedCalibration } = {
-  unit: { slope: 2.6443, bias: -5.6528, knots: [] },
-  child: { slope: 2.2389, bias: -3.756, knots: [] },
+  unit: { slope: 2.6443, bias: -5.6528 },
+  child: { slope: 2.2389, bias: -3.756 },
 };
 
+/** The chance that an item holds the answer, given its fused value. */
+export function relevance(fused: number, c: FusedCalibration): number {
+  return 1 / (1 + Math.exp(-(c.slope * fused + c.bias)));
+}
+
+/** [competition score, chance on the wire] pairs of a monotone piecewise-linear map. */
+export type Knots = readonly (readonly [number, number])[];
+
+/**
+ * The last step before the wire, per kind of item shown: an isotonic correction of the
+ * competition's scores. What is shown is selected (the top of the list, a fact that won its
+ * place, an episode carrying the higher of its own and its best fact's chance), and selection
+ * shifts the chance a score stands for; these knots map the score of a shown item to the rate at
+ * which such items held the answer, fitted by `bench/calibrate.ts` on what hybrid search returns
+ * for the fit half (top_k 10) and checked by `bench:quality` on the other half (its reliability
+ * table). Monotone, so the order of the answer does not change.
+ */
+export const WIRE_KNOTS: { episode: Knots; fact: Knots } = { episode: [], fact: [] };
+
 /** The monotone piecewise-linear map through `knots`, anchored at (0, 0) and (1, 1). */
-export function throughKnots(x: number, knots: FusedCalibration['knots']): number {
+export function throughKnots(x: number, knots: Knots): number {
   if (knots.length === 0) return x;
   let x0 = 0;
   let y0 = 0;
@@ -142,11 +154,6 @@ export function throughKnots(x: number, knots: FusedCalibration['knots']): numbe
     y0 = y1;
   }
   return 1;
-}
-
-/** The chance that an item holds the answer, given its fused value. */
-export function relevance(fused: number, c: FusedCalibration): number {
-  return throughKnots(1 / (1 + Math.exp(-(c.slope * fused + c.bias))), c.knots);
 }
 
 /** Reciprocal-rank fusion of ranked id lists; returns ids best first with their fused score. */

@@ -9,7 +9,7 @@ import type { Partition } from '../index/partition.js';
 import { embedQueries, type Embedder, type Llm, type ModelCallOptions, type Reranker } from '../models/ports.js';
 import type { AgentCaseRecord, AgentSkillRecord, BufferedMessage, ProfileRecord } from '../records.js';
 import { agenticRetrieve } from './agentic.js';
-import { calibrationFor, FUSED_CALIBRATION } from './scores.js';
+import { calibrationFor, FUSED_CALIBRATION, throughKnots, WIRE_KNOTS } from './scores.js';
 import { searchAgentTrack } from './agent-track.js';
 import { recallUnits, type Leg, type UnitCandidate } from './episode-track.js';
 import { competeGranularity, FACTS_PER_EPISODE } from './granularity.js';
@@ -97,9 +97,11 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   /** Hybrid's answer: the granularity competition over fused candidates, floored by `min_score`. */
   const shapeCompeting = (candidates: readonly UnitCandidate[]) => {
     for (const w of competeGranularity(candidates, limit)) {
-      const facts = w.facts.filter((f) => f.score >= floor).map((f) => factItem(f.record, f.score));
-      // Under a floor, an episode shows only the facts that pass it, and stays if it passes itself.
-      const score = Math.max(w.candidate.score, ...facts.map((f) => f.score));
+      // Scores go on the wire through the per-kind correction for shown items (scores.ts). Under a
+      // floor, an episode shows only the facts that pass it, and stays if it passes itself.
+      const shown = w.facts.filter((f) => throughKnots(f.score, WIRE_KNOTS.fact) >= floor);
+      const facts = shown.map((f) => factItem(f.record, throughKnots(f.score, WIRE_KNOTS.fact)));
+      const score = throughKnots(Math.max(w.candidate.score, ...shown.map((f) => f.score)), WIRE_KNOTS.episode);
       if (score < floor) continue;
       legs[w.candidate.record.id] = w.candidate.legs;
       noteCosine(w.candidate);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemory } from '../../src/engine.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
 import { decomposeQuery } from '../../src/search/decompose.js';
-import { FUSED_CALIBRATION, fuseLegs, legScale, relevance, throughKnots, unitEvidence } from '../../src/search/scores.js';
+import { FUSED_CALIBRATION, fuseLegs, legScale, relevance, throughKnots, unitEvidence, WIRE_KNOTS } from '../../src/search/scores.js';
 import { participantUnits, passages } from '../../src/write/participant-units.js';
 import type { BufferedMessage } from '../../src/records.js';
 import { DAY, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
@@ -73,8 +73,9 @@ describe('evidence and calibration', () => {
     for (const e of response.data.episodes) {
       expect(typeof trace.evidence[e.id]).toBe('number');
       const own = relevance(trace.evidence[e.id]!, FUSED_CALIBRATION.unit);
-      for (const f of e.atomic_facts) expect(f.score).toBeCloseTo(relevance(trace.evidence[f.id]!, FUSED_CALIBRATION.child), 5);
-      expect(e.score).toBeCloseTo(Math.max(own, ...e.atomic_facts.map((f) => f.score)), 5);
+      const facts = e.atomic_facts.map((f) => relevance(trace.evidence[f.id]!, FUSED_CALIBRATION.child));
+      e.atomic_facts.forEach((f, i) => expect(f.score).toBeCloseTo(throughKnots(facts[i]!, WIRE_KNOTS.fact), 5));
+      expect(e.score).toBeCloseTo(throughKnots(Math.max(own, ...facts), WIRE_KNOTS.episode), 5);
     }
     await memory.close();
   });
