@@ -52,6 +52,7 @@ beforeAll(async () => {
   cpSync(join(REPO, 'node_modules', 'better-sqlite3', 'build'), join(project, 'node_modules', 'better-sqlite3', 'build'), { recursive: true });
   snippets = readmeSnippets();
   mkdirSync(join(project, 'web'));
+  mkdirSync(join(project, 'src'));
   for (const [file, code] of snippets) writeFileSync(join(project, file), code);
 }, 900_000);
 
@@ -72,7 +73,7 @@ describe('the packed package in a fresh project', () => {
   });
 
   it('the README has the snippets this test runs', () => {
-    expect([...snippets.keys()].sort()).toEqual(['ai-sdk.mjs', 'langchain.mjs', 'mcp-config.json', 'node-app.mjs', 'web/main.js', 'web/vite.config.js']);
+    expect([...snippets.keys()].sort()).toEqual(['ai-sdk.mjs', 'langchain.mjs', 'mcp-config.json', 'node-app.mjs', 'src/index.js', 'web/main.js', 'web/vite.config.js', 'wrangler.toml']);
   });
 
   it('runs the README’s Node snippet: engine, SQLite store, search', async () => {
@@ -209,6 +210,60 @@ describe('the packed package in a fresh project', () => {
     } finally {
       await browser.close();
       await site.close();
+    }
+  }, 180_000);
+
+  // wrangler is the user's own tool: the repository's copy runs the project's wrangler.toml.
+  it('runs the README’s Cloudflare Worker in workerd (wrangler dev): keys, the model from the package, MCP', async () => {
+    const free = async () => {
+      const { createServer } = await import('node:net');
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as { port: number };
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    };
+    const [port, inspector] = [await free(), await free()];
+    const key = 'scratch-worker-key-123';
+    const { createHash } = await import('node:crypto');
+    const apiKeys = JSON.stringify({ [createHash('sha256').update(key).digest('hex')]: { app_id: 'acme', project_id: 'prod' } });
+    const wrangler = spawn(process.execPath, [join(REPO, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector), '--var', `API_KEYS:${apiKeys}`], {
+      cwd: project,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false' },
+    });
+    let log = '';
+    wrangler.stdout!.on('data', (c: Buffer) => (log += c.toString()));
+    wrangler.stderr!.on('data', (c: Buffer) => (log += c.toString()));
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      for (let i = 0; ; i++) {
+        if (wrangler.exitCode !== null) throw new Error(`wrangler dev exited: ${log}`);
+        const up = await fetch(`${base}/health`).then((r) => r.ok, () => false);
+        if (up) break;
+        if (i > 120) throw new Error(`wrangler dev did not start: ${log}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      const post = (path: string, body: unknown, auth = `Bearer ${key}`) =>
+        fetch(`${base}/api/v1/memory/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify(body) });
+      expect((await post('add', { session_id: 's1', messages: [{ sender_id: 'alice', role: 'user', timestamp: Date.UTC(2026, 10, 28), content: 'I adopted a cat named Miso yesterday.' }] })).status).toBe(200);
+      expect((await post('flush', { session_id: 's1' })).status).toBe(200);
+      const found = await (await post('search', { user_id: 'alice', query: 'what pet does alice have', top_k: 3 })).json();
+      expect(found.data.episodes[0]).toMatchObject({ app_id: 'acme', project_id: 'prod' });
+      expect(found.data.episodes[0].episode).toMatch(/Miso/);
+      expect((await post('search', { user_id: 'alice', query: 'cat' }, 'Bearer wrong')).status).toBe(401);
+
+      const client = new Client({ name: 'pack-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+      const viaMcp = await client.callTool({ name: 'search_memory', arguments: { user_id: 'alice', query: 'Miso', method: 'keyword' } });
+      expect((viaMcp.structuredContent as any).data.episodes.length).toBe(1);
+      await client.close();
+    } finally {
+      if (wrangler.exitCode === null) {
+        const exited = new Promise((resolve) => wrangler.once('exit', resolve));
+        wrangler.kill('SIGTERM');
+        await exited;
+      }
     }
   }, 180_000);
 
