@@ -4,8 +4,8 @@
  * enters while the list is not full or when its score beats the lowest score in the list, and
  * replaces its parent episode there. If the parent is in the list, the fact takes its place; if
  * not, the fact evicts the lowest item and comes back under its parent. Survivors are returned as
- * episodes, winning facts nested under their parent, which carries the higher of its own score and
- * its best fact's (both are calibrated chances, per kind). A precise question (one fact holds the evidence) gets the
+ * episodes, winning facts nested under their parent; a parent that was in the list keeps its own
+ * score, one that came in through its fact carries the fact's. A precise question (one fact holds the evidence) gets the
  * fact; a broad one (the evidence is spread over the conversation) gets the whole episode.
  *
  * A place holds one episode with whichever of its facts won, so `size` is the number of episode
@@ -41,13 +41,13 @@ export function competeGranularity(candidates: readonly UnitCandidate[], size: n
       let place = placeOf.get(candidate.record.id);
       if (!place) {
         placeOf.delete(places[at]!.candidate.record.id);
-        place = { candidate, score: candidate.score, facts: [] };
+        // The fact takes the evicted item's place at its own score.
+        place = { candidate, score: child.score, facts: [] };
         places[at] = place;
         placeOf.set(candidate.record.id, place);
       }
-      // The parent stands with its facts, as sure as the surer of itself and its best fact: both
-      // scores are the chance that its session holds the answer, and a fact never lowers it.
-      place.score = Math.max(place.score, child.score);
+      // A parent already in the list keeps its own score: its evidence already counts its best
+      // fact (search/scores.ts `unitEvidence`), so the fact adds detail, not a second vote.
       place.facts.push(child);
     }
   }

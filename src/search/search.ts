@@ -101,7 +101,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
       // floor, an episode shows only the facts that pass it, and stays if it passes itself.
       const shown = w.facts.filter((f) => throughKnots(f.score, WIRE_KNOTS.fact) >= floor);
       const facts = shown.map((f) => factItem(f.record, throughKnots(f.score, WIRE_KNOTS.fact)));
-      const score = throughKnots(Math.max(w.candidate.score, ...shown.map((f) => f.score)), WIRE_KNOTS.episode);
+      const score = throughKnots(w.score, WIRE_KNOTS.episode);
       if (score < floor) continue;
       legs[w.candidate.record.id] = w.candidate.legs;
       noteCosine(w.candidate);
