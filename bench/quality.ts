@@ -6,6 +6,9 @@
  *   (b) `all`:  both sides of every session (the assistant as a second participant), every
  *               non-abstention question; single-session-assistant questions then have their
  *               evidence in turns the searched owner did not speak.
+ *   (c) `other`: both sides with the roles swapped, as between two people: the searched owner is
+ *               the side that answered, so nearly every question's evidence lies in what the
+ *               other participant said.
  *
  * Each question is its own memory: its haystack sessions are added (dated) and flushed, then the
  * question is searched with each method; retrieved episodes count for their session. Prints, per
@@ -14,7 +17,7 @@
  * competent user sets it up), the same per question type, turn-level recall from the `has_answer`
  * labels, and a reliability table of the hybrid scores on the wire (episodes and nested facts).
  *
- *   npm run bench:quality -- [--protocol a|b|both] [--half report|fit|all] [--limit N]
+ *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
  *
  * Data: LongMemEval-S (cleaned), MIT licence, expected at ../shared/data/longmemeval_s_dedup.json.gz
