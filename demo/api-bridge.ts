@@ -33,7 +33,7 @@ export interface ApiBridgeOptions {
 
 /** The API as the service worker's fetch handler uses it. */
 export interface ApiBridge {
-  /** True for the URLs this bridge answers: `<scope>/health` and `<scope>/api/v1/memory/*`. */
+  /** True for the URLs this bridge answers: `<scope>/health`, `<scope>/openapi.json` and `<scope>/api/v1/memory/*`. */
   matches(url: URL): boolean;
   handle(request: Request): Promise<Response>;
   /** `host` while the service worker hosts the engine, `forwarding` once it relays to a tab, `idle` before any request. */
@@ -154,7 +154,7 @@ export function createApiBridge(options: ApiBridgeOptions): ApiBridge {
   return {
     matches(url) {
       const path = url.pathname.slice(basePath.length);
-      return url.pathname.startsWith(basePath) && (path === '/health' || path.startsWith(API_PREFIX));
+      return url.pathname.startsWith(basePath) && (path === '/health' || path === '/openapi.json' || path.startsWith(API_PREFIX));
     },
 
     async handle(request) {

@@ -298,6 +298,12 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: 'ok', host: 'tab' });
     expect(health.body.memory.records).toBeGreaterThan(20);
+    // The OpenAPI document, from the service worker too; it serves no MCP, so it lists none.
+    const openapi = await api<{ openapi: string; paths: Record<string, unknown> }>(pageA, '/openapi.json');
+    expect(openapi.status).toBe(200);
+    expect(openapi.body.openapi).toBe('3.1.0');
+    expect(Object.keys(openapi.body.paths)).toContain('/api/v1/memory/search');
+    expect(Object.keys(openapi.body.paths)).not.toContain('/mcp');
     expect(fromApp(requests)).toEqual([]);
   });
 
