@@ -241,7 +241,7 @@ describe('the packed package in a fresh project', () => {
         if (wrangler.exitCode !== null) throw new Error(`wrangler dev exited: ${log}`);
         const up = await fetch(`${base}/health`).then((r) => r.ok, () => false);
         if (up) break;
-        if (i > 120) throw new Error(`wrangler dev did not start: ${log}`);
+        if (i > 240) throw new Error(`wrangler dev did not start: ${log}`);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       const post = (path: string, body: unknown, auth = `Bearer ${key}`) =>
