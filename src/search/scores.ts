@@ -117,7 +117,7 @@ export interface FusedCalibration {
  * that the item's session holds the answer, which is what the granularity competition needs to
  * weigh one against the other. A fused value is a standardised quantity, so the constants serve
  * any embedding model. Fitted by `bench/calibrate.ts` (Platt scaling over the top 50 candidates)
- * on the fit half of LongMemEval-S, protocols (a) and (b).
+ * on the fit half of LongMemEval-S, protocols (a) and (b) (`--limit a=150,b=40`).
  */
 export const FUSED_CALIBRATION: { unit: FusedCalibration; child: FusedCalibration } = {
   unit: { slope: 2.6443, bias: -5.6528 },
@@ -138,10 +138,13 @@ export type Knots = readonly (readonly [number, number])[];
  * place, an episode carrying the higher of its own and its best fact's chance), and selection
  * shifts the chance a score stands for; these knots map the score of a shown item to the rate at
  * which such items held the answer, fitted by `bench/calibrate.ts` on what hybrid search returns
- * for the fit half (top_k 10) and checked by `bench:quality` on the other half (its reliability
- * table). Monotone, so the order of the answer does not change.
+ * for the fit half (top_k 10; `--limit a=160,b=40`) and checked by `bench:quality` on the other
+ * half (its reliability table). Monotone, so the order of the answer does not change.
  */
-export const WIRE_KNOTS: { episode: Knots; fact: Knots } = { episode: [], fact: [] };
+export const WIRE_KNOTS: { episode: Knots; fact: Knots } = {
+  episode: [[0.0068, 0.001], [0.0146, 0.0039], [0.0207, 0.0084], [0.0237, 0.0094], [0.0309, 0.0131], [0.0428, 0.024], [0.0561, 0.0583], [0.1182, 0.1362], [0.389, 0.3871], [0.8013, 0.77], [0.9833, 0.9755]],
+  fact: [[0.0043, 0.001], [0.0083, 0.0093], [0.0115, 0.0144], [0.0145, 0.0233], [0.0184, 0.0282], [0.0227, 0.0323], [0.0296, 0.0513], [0.0444, 0.0777], [0.0718, 0.1446], [0.099, 0.185], [0.135, 0.2251], [0.207, 0.2664], [0.3149, 0.3551], [0.4202, 0.4783], [0.5576, 0.5546], [0.7112, 0.6748], [0.8484, 0.7706], [0.9407, 0.8769], [0.9926, 0.9414]],
+};
 
 /** The monotone piecewise-linear map through `knots`, anchored at (0, 0) and (1, 1). */
 export function throughKnots(x: number, knots: Knots): number {
