@@ -104,7 +104,8 @@ interface Row {
   size: number;
   records: number;
   ingest: { messages: number; messages_per_s: number; index_build_ms: number; orama_fair_insert_ms: number; orama_defaults_insert_ms: number };
-  rss_mb: { after_engram_load: number; after_orama_load: number };
+  /** Resident memory before the memory was filled, after Engram's load (records + indexes), and with both Orama indexes too. */
+  rss_mb: { before: number; after_engram_load: number; after_orama_load: number };
   search: Record<string, Partial<Record<Column, Latency>>>;
 }
 
@@ -117,6 +118,7 @@ async function fill(memory: Memory, target: number): Promise<{ messages: number;
     await memory.add({ session_id: session, messages: c.turns.map((content, j) => ({ sender_id: 'user', role: 'user' as const, timestamp: c.at + j * 1000, content })) });
     await memory.flush({ session_id: session });
     messages += c.turns.length;
+    if (i % 500 === 499) process.stderr.write(`  filling: ${memory.stats().records} records, ${messages} messages, ${Math.round((messages / (performance.now() - t0)) * 1000)} messages/s\n`);
   }
   const ms = performance.now() - t0;
   // The same texts and vectors the engine indexed, for plain Orama.
@@ -134,10 +136,10 @@ async function fill(memory: Memory, target: number): Promise<{ messages: number;
   return { messages, ms, texts: listed };
 }
 
-const rssMb = () => {
+function rssMb(): number {
   (globalThis as { gc?: () => void }).gc?.();
   return Math.round(process.memoryUsage().rss / 2 ** 20);
-};
+}
 
 function oramaIndex(texts: { text: string; vector: Float32Array }[], fair: boolean): { db: AnyOrama; ms: number } {
   const db = create({
@@ -158,6 +160,7 @@ function oramaQuery(db: AnyOrama, method: SearchMethod, query: string, vector: n
 
 const rows: Row[] = [];
 for (const size of sizes) {
+  const rssBefore = rssMb();
   const memory = await createMemory({ embedder: cachedEmbedder });
   const filled = await fill(memory, size);
   // The partition's indexes are built by its first search: that search is the index side of ingest.
@@ -192,7 +195,7 @@ for (const size of sizes) {
       orama_fair_insert_ms: fair.ms,
       orama_defaults_insert_ms: defaults.ms,
     },
-    rss_mb: { after_engram_load: rssEngram, after_orama_load: rssOrama },
+    rss_mb: { before: rssBefore, after_engram_load: rssEngram, after_orama_load: rssOrama },
     search,
   });
   await memory.close();
@@ -215,7 +218,7 @@ if (values.json) {
     const i = row.ingest;
     console.log(
       `${String(row.records).padStart(7)}  ingest   ${i.messages} messages, ${Math.round(i.messages_per_s)} messages/s through the write path; index build ${i.index_build_ms.toFixed(0)} ms ` +
-        `(Orama insert: fair ${i.orama_fair_insert_ms.toFixed(0)} ms, defaults ${i.orama_defaults_insert_ms.toFixed(0)} ms); RSS ${row.rss_mb.after_engram_load} MB after Engram's load, ${row.rss_mb.after_orama_load} MB with both Orama indexes`,
+        `(Orama insert: fair ${i.orama_fair_insert_ms.toFixed(0)} ms, defaults ${i.orama_defaults_insert_ms.toFixed(0)} ms); RSS ${row.rss_mb.before} MB before (the dataset), +${row.rss_mb.after_engram_load - row.rss_mb.before} MB after Engram's load, +${row.rss_mb.after_orama_load - row.rss_mb.after_engram_load} MB more with both Orama indexes`,
     );
   }
 }
