@@ -105,6 +105,8 @@ export class VectorIndex {
   private readonly slots = new Map<string, number>();
   private readonly groupNumbers = new Map<string, number>();
   private readonly groupNames: string[] = [];
+  /** Per group, 1 when the group's own record has a row (so it exists); rebuilt after a write. */
+  private ownRows: Uint8Array | null = null;
 
   get size(): number {
     return this.rows;
@@ -135,6 +137,7 @@ export class VectorIndex {
     row.set(vector.length > this.dim ? vector.subarray(0, this.dim) : vector);
     this.kinds[slot] = KIND_CODES[kind] ?? 0;
     this.groups[slot] = group === null ? -1 : this.group(group);
+    this.ownRows = null;
   }
 
   /** Removes a record's vector; the last row moves into its place, so the rows stay contiguous. */
@@ -153,6 +156,7 @@ export class VectorIndex {
       this.slots.set(moved, slot);
     }
     this.ids.length = this.rows;
+    this.ownRows = null;
   }
 
   get(id: string): Float32Array | undefined {
@@ -173,8 +177,9 @@ export class VectorIndex {
     const scores = this.scan(query, childMask | unitMask);
     const n = this.rows;
     const groupScores = new Float64Array(this.groupNames.length).fill(NaN);
-    // Per group: 0 not asked yet, 1 visible, 2 not.
-    const groupVisible = new Uint8Array(this.groupNames.length);
+    // Per group: 0 not asked yet, 1 visible, 2 not. Without a filter, a group whose own record
+    // has a row exists, so it is visible without asking.
+    const groupVisible = options.filtered ? new Uint8Array(this.groupNames.length) : Uint8Array.from(this.groupsWithOwnRow());
     const visibleGroup = (g: number) => {
       if (groupVisible[g] === 0) groupVisible[g] = options.visible(this.groupNames[g]!) ? 1 : 2;
       return groupVisible[g] === 1;
@@ -238,6 +243,13 @@ export class VectorIndex {
       out[i] = sum;
     }
     return out;
+  }
+
+  private groupsWithOwnRow(): Uint8Array {
+    if (!this.ownRows || this.ownRows.length !== this.groupNames.length) {
+      this.ownRows = Uint8Array.from(this.groupNames, (name) => (this.slots.has(name) ? 1 : 0));
+    }
+    return this.ownRows;
   }
 
   private group(name: string): number {
