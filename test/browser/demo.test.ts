@@ -464,7 +464,7 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     await probe.goto(`${served.url}health`);
     const health = JSON.parse((await probe.locator('body').textContent()) ?? '{}') as { host: string; memory: { records: number } };
     expect(health).toMatchObject({ host: 'service-worker', memory: { records } });
-    const found = await api<SearchResponse>(probe, '/api/v1/memory/search', QUERIES[0]);
+    const found = await api<SearchResponse>(probe, '/api/v1/memory/search', { user_id: 'maya', query: 'Lisbon hotel near the tram', method: 'hybrid', top_k: 3 });
     expect(found.status).toBe(200);
     expect(found.body.data.episodes[0]?.session_id).toBe('trip-lisbon');
 
