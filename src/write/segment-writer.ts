@@ -93,21 +93,24 @@ export function createSegmentWriter(deps: SegmentWriterDeps): (segments: Buffere
    */
   const intentVectors = new Map<string, Float32Array>();
   async function embedIntents(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const missing = [...new Set(texts.filter((t) => !intentVectors.has(t)))];
-    const fresh = new Map<string, Float32Array>();
+    const out: (Float32Array | undefined)[] = texts.map((t) => intentVectors.get(t));
+    const missing = [...new Set(texts.filter((_, i) => out[i] === undefined))];
     if (missing.length) {
       const vectors = await embedder.embed(missing, signal ? { signal } : {});
-      missing.forEach((t, i) => fresh.set(t, vectors[i]!));
+      const fresh = new Map(missing.map((t, i) => [t, vectors[i]!]));
+      texts.forEach((t, i) => (out[i] ??= fresh.get(t)));
+      for (const [t, v] of fresh) intentVectors.set(t, v);
     }
-    const out = texts.map((t) => fresh.get(t) ?? intentVectors.get(t)!);
-    for (const [t, v] of fresh) intentVectors.set(t, v);
     // Bounded: the oldest intents are embedded again if they are ever needed after this.
     for (const k of intentVectors.keys()) {
       if (intentVectors.size <= INTENT_CACHE) break;
       intentVectors.delete(k);
     }
-    return out;
+    return out as Float32Array[];
   }
+
+  /** The same vectors by case record, so a write looks up none of an agent's earlier intents by text. */
+  const intentsByCase = new WeakMap<AgentCaseRecord, Float32Array>();
 
   /** Skills learned from the new cases together with each agent's earlier ones. */
   async function learnedSkills(records: MemoryRecord[], signal?: AbortSignal): Promise<AgentSkillRecord[]> {
@@ -116,14 +119,19 @@ export function createSegmentWriter(deps: SegmentWriterDeps): (segments: Buffere
     for (const c of fresh) byAgent.set(partitionKey(c), [...(byAgent.get(partitionKey(c)) ?? []), c]);
     const skills: AgentSkillRecord[] = [];
     for (const cases of byAgent.values()) {
-      const partition = state.partition(cases[0]!);
-      const existing = partition ? [...partition.records.values()] : [];
+      const existingCases: AgentCaseRecord[] = [];
+      const existingSkills: AgentSkillRecord[] = [];
+      for (const r of state.partition(cases[0]!)?.records.values() ?? []) {
+        if (r.kind === 'agent_case') existingCases.push(r);
+        else if (r.kind === 'agent_skill') existingSkills.push(r);
+      }
       skills.push(...(await learnSkills(
         cases,
-        existing.filter((r): r is AgentCaseRecord => r.kind === 'agent_case'),
-        existing.filter((r): r is AgentSkillRecord => r.kind === 'agent_skill'),
+        existingCases,
+        existingSkills,
         now(),
         (texts) => embedIntents(texts, signal),
+        intentsByCase,
       )));
     }
     await embedRecords(skills, { embedder, ...(signal ? { signal } : {}) });

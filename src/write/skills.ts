@@ -20,44 +20,84 @@ export const LEARNED_SKILL_PREFIX = 'sk_learned_';
 export type EmbedTexts = (texts: string[]) => Promise<Float32Array[]>;
 
 /**
+ * Intent vectors already computed, by case record (a record is never changed in place: an edit is
+ * a new object). Skills are re-learned from all of an agent's cases on every write; with this,
+ * only the new cases are embedded or even looked up by their text.
+ */
+export interface IntentVectors {
+  get(c: AgentCaseRecord): Float32Array | undefined;
+  has(c: AgentCaseRecord): boolean;
+  set(c: AgentCaseRecord, v: Float32Array): unknown;
+}
+
+/**
  * The skill records to write after `fresh` cases were added to an agent with `existing` cases and
  * skills. Similarity is measured on the task intents alone: how a task was solved varies more
  * than what was asked.
  */
-export async function learnSkills(fresh: readonly AgentCaseRecord[], existingCases: readonly AgentCaseRecord[], existingSkills: readonly AgentSkillRecord[], now: number, embed: EmbedTexts): Promise<AgentSkillRecord[]> {
+export async function learnSkills(fresh: readonly AgentCaseRecord[], existingCases: readonly AgentCaseRecord[], existingSkills: readonly AgentSkillRecord[], now: number, embed: EmbedTexts, known?: IntentVectors): Promise<AgentSkillRecord[]> {
   const out = new Map<string, AgentSkillRecord>();
-  const cases = new Map([...existingCases, ...fresh].map((c) => [c.id, c]));
+  const cases = new Map<string, AgentCaseRecord>();
+  for (const c of existingCases) cases.set(c.id, c);
+  for (const c of fresh) cases.set(c.id, c);
   const all = [...cases.values()];
-  const vectors = await embed(all.map((c) => c.task_intent));
-  const intent = new Map(all.map((c, i) => [c.id, vectors[i]!]));
+  const vectorOf = known ?? new Map<AgentCaseRecord, Float32Array>();
+  const missing = all.filter((c) => !vectorOf.has(c));
+  if (missing.length) {
+    const vectors = await embed(missing.map((c) => c.task_intent));
+    missing.forEach((c, i) => vectorOf.set(c, vectors[i]!));
+  }
+  const intent = { get: (id: string) => { const c = cases.get(id); return c && vectorOf.get(c); } };
   const learned = existingSkills.filter((s) => s.id.startsWith(LEARNED_SKILL_PREFIX));
-  const claimed = new Set(learned.flatMap((s) => s.source_case_ids));
+  const claimed = new Set<string>();
+  for (const s of learned) for (const id of s.source_case_ids) claimed.add(id);
 
+  // Plain loops: this runs on every write and walks all of an agent's cases, so it makes no
+  // intermediate arrays per skill or per case.
   for (const c of fresh) {
     const v = intent.get(c.id)!;
     if (c.quality_score < SKILL_MIN_QUALITY || claimed.has(c.id)) continue;
     // Join the learned skill whose cases it resembles most, if any resembles it enough.
     let best: { skill: AgentSkillRecord; cos: number } | null = null;
     for (const skill of [...learned, ...out.values()]) {
-      const members = skill.source_case_ids.map((id) => intent.get(id)).filter((m): m is Float32Array => !!m);
-      const cos = Math.max(-1, ...members.map((m) => dot(v, m)));
+      const cos = closest(v, skill.source_case_ids, intent);
       if (cos >= SKILL_SIMILARITY && (!best || cos > best.cos)) best = { skill, cos };
     }
     let members: AgentCaseRecord[];
     let base: AgentSkillRecord | null = null;
     if (best) {
       base = out.get(best.skill.id) ?? best.skill;
-      members = [...base.source_case_ids.map((id) => cases.get(id)).filter((m): m is AgentCaseRecord => !!m), c];
+      members = [];
+      for (const id of base.source_case_ids) {
+        const m = cases.get(id);
+        if (m) members.push(m);
+      }
+      members.push(c);
     } else {
-      const peers = all.filter((o) => o.id !== c.id && !claimed.has(o.id) && o.quality_score >= SKILL_MIN_QUALITY && dot(v, intent.get(o.id)!) >= SKILL_SIMILARITY);
-      if (peers.length + 1 < SKILL_MIN_CASES) continue;
-      members = [c, ...peers];
+      members = [c];
+      for (const o of all) {
+        if (o.id !== c.id && !claimed.has(o.id) && o.quality_score >= SKILL_MIN_QUALITY && dot(v, vectorOf.get(o)!) >= SKILL_SIMILARITY) members.push(o);
+      }
+      if (members.length < SKILL_MIN_CASES) continue;
     }
     for (const m of members) claimed.add(m.id);
     const skill = skillFrom(members, base, now);
     out.set(skill.id, skill);
   }
   return [...out.values()];
+}
+
+/** The highest cosine of `v` to the intents of the given cases (-1 with none known; NaN as Math.max gives it). */
+function closest(v: Float32Array, ids: readonly string[], intent: { get(id: string): Float32Array | undefined }): number {
+  let cos = -1;
+  for (const id of ids) {
+    const m = intent.get(id);
+    if (!m) continue;
+    const d = dot(v, m);
+    if (Number.isNaN(d)) return NaN;
+    if (d > cos) cos = d;
+  }
+  return cos;
 }
 
 function skillFrom(members: AgentCaseRecord[], base: AgentSkillRecord | null, now: number): AgentSkillRecord {
