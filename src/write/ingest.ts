@@ -37,12 +37,16 @@ export async function recordsFromExtraction(segment: Segment, extraction: Extrac
   const base = { app_id: segment.app_id, project_id: segment.project_id, created_at: ctx.now, updated_at: ctx.now, vector: null, vector_model: null };
   // Every record of the segment keeps its write's metadata; the profile, which many writes make, keeps none.
   const meta = segmentMetadata(segment.messages);
+  // Most segments carry no content items: then no record has any, and the per-statement search
+  // through the messages' items (which folds each statement's words) is skipped.
+  const withItems = segment.messages.some((m) => m.items?.length);
+  const itemsOf = (ids: readonly string[], words: string) => (withItems ? statementItems(segment.messages, ids, words) : {});
   for (const e of extraction.episodes) {
     const scope = { owner_type: e.owner_type, owner_id: e.owner_id };
     const episode: EpisodeRecord = {
       ...base, ...meta, ...scope, id: ctx.newId('ep'), kind: 'episode', session_id: segment.session_id, timestamp: e.timestamp,
       sender_ids: e.sender_ids, source_message_ids: e.source_message_ids, parent_type: 'memcell', parent_id: segment.id,
-      subject: e.subject, summary: e.summary, episode: e.episode, ...episodeItems(segment.messages, e.source_message_ids),
+      subject: e.subject, summary: e.summary, episode: e.episode, ...(withItems ? episodeItems(segment.messages, e.source_message_ids) : {}),
     };
     out.push(episode);
     const passages = participantUnits(segment.messages, e, [...e.facts, ...e.foresight]);
@@ -50,7 +54,7 @@ export async function recordsFromExtraction(segment: Segment, extraction: Extrac
       const fact: AtomicFactRecord = {
         ...base, ...meta, ...scope, id: ctx.newId('af'), kind: 'atomic_fact', session_id: segment.session_id, timestamp: f.timestamp,
         sender_ids: f.sender_ids, source_message_ids: f.source_message_ids, parent_type: 'episode', parent_id: episode.id, content: f.content, evidence: f.evidence,
-        ...statementItems(segment.messages, f.source_message_ids, f.evidence),
+        ...itemsOf(f.source_message_ids, f.evidence),
         ...(i >= e.facts.length ? { passage: true as const } : {}),
       };
       out.push(fact);
@@ -59,7 +63,7 @@ export async function recordsFromExtraction(segment: Segment, extraction: Extrac
       const plan: ForesightRecord = {
         ...base, ...meta, ...scope, id: ctx.newId('fs'), kind: 'foresight', session_id: segment.session_id, timestamp: f.timestamp,
         sender_ids: f.sender_ids, source_message_ids: f.source_message_ids, parent_type: 'episode', parent_id: episode.id,
-        content: f.content, evidence: f.evidence, due_at: f.due_at, ...statementItems(segment.messages, f.source_message_ids, f.evidence),
+        content: f.content, evidence: f.evidence, due_at: f.due_at, ...itemsOf(f.source_message_ids, f.evidence),
       };
       out.push(plan);
     }
