@@ -82,16 +82,22 @@ export async function rerankUnits(reranker: Reranker | null, query: string, cand
 }
 
 /**
- * Round 1 and the sub-queries' lists as one list: each candidate with its best calibrated score
- * under any of the queries, best first. A joined question needs the evidence of each part, and a
- * part's evidence is what that part's own query is sure of; a score is the chance of holding the
- * answer, so scores from different queries compare (rank fusion over short lists cannot tell a
- * part's clear winner from its ties).
+ * Round 1 and the sub-queries' lists as one list. Round 1 is hybrid's answer to the whole
+ * question, so its best `keep − m` stay where they are (m: one place per part, at most a third
+ * of the list); the last m places go to the surest of the rest, each candidate taking its best
+ * calibrated score under any of the queries: a part's evidence is what that part's own query is
+ * sure of, and a score is the chance of holding the answer, so scores from different queries
+ * compare. A joined question thus gains the evidence of a part that round 1 missed, and cannot
+ * lose more than the tail of round 1 to a part's guess. The rest follows, best first.
  */
 export function mergeRounds(round1: readonly UnitCandidate[], parts: readonly (readonly UnitCandidate[])[], keep: number): UnitCandidate[] {
-  return [...bestCopies([round1, ...parts]).values()]
-    .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1))
-    .slice(0, Math.max(keep, ROUND1_POOL));
+  const m = Math.min(parts.length, Math.floor(keep / 3));
+  const fixed = round1.slice(0, keep - m);
+  const taken = new Set(fixed.map((c) => c.record.id));
+  const rest = [...bestCopies([round1, ...parts]).values()]
+    .filter((c) => !taken.has(c.record.id))
+    .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
+  return [...fixed, ...rest].slice(0, Math.max(keep, ROUND1_POOL));
 }
 
 /** Each candidate of several rounds once, as its best-scored copy, by id. */
