@@ -42,9 +42,10 @@ export async function recordsFromExtraction(segment: Segment, extraction: Extrac
   const withItems = segment.messages.some((m) => m.items?.length);
   const itemsOf = (ids: readonly string[], words: string) => (withItems ? statementItems(segment.messages, ids, words) : {});
   for (const e of extraction.episodes) {
-    const scope = { owner_type: e.owner_type, owner_id: e.owner_id };
+    // The fields every record of this episode shares, spread once into each (one copy, not three).
+    const owned = { ...base, ...meta, owner_type: e.owner_type, owner_id: e.owner_id };
     const episode: EpisodeRecord = {
-      ...base, ...meta, ...scope, id: ctx.newId('ep'), kind: 'episode', session_id: segment.session_id, timestamp: e.timestamp,
+      ...owned, id: ctx.newId('ep'), kind: 'episode', session_id: segment.session_id, timestamp: e.timestamp,
       sender_ids: e.sender_ids, source_message_ids: e.source_message_ids, parent_type: 'memcell', parent_id: segment.id,
       subject: e.subject, summary: e.summary, episode: e.episode, ...(withItems ? episodeItems(segment.messages, e.source_message_ids) : {}),
     };
@@ -52,7 +53,7 @@ export async function recordsFromExtraction(segment: Segment, extraction: Extrac
     const passages = participantUnits(segment.messages, e, [...e.facts, ...e.foresight]);
     for (const [i, f] of [...e.facts, ...passages].entries()) {
       const fact: AtomicFactRecord = {
-        ...base, ...meta, ...scope, id: ctx.newId('af'), kind: 'atomic_fact', session_id: segment.session_id, timestamp: f.timestamp,
+        ...owned, id: ctx.newId('af'), kind: 'atomic_fact', session_id: segment.session_id, timestamp: f.timestamp,
         sender_ids: f.sender_ids, source_message_ids: f.source_message_ids, parent_type: 'episode', parent_id: episode.id, content: f.content, evidence: f.evidence,
         ...itemsOf(f.source_message_ids, f.evidence),
         ...(i >= e.facts.length ? { passage: true as const } : {}),
@@ -61,7 +62,7 @@ export async function recordsFromExtraction(segment: Segment, extraction: Extrac
     }
     for (const f of e.foresight) {
       const plan: ForesightRecord = {
-        ...base, ...meta, ...scope, id: ctx.newId('fs'), kind: 'foresight', session_id: segment.session_id, timestamp: f.timestamp,
+        ...owned, id: ctx.newId('fs'), kind: 'foresight', session_id: segment.session_id, timestamp: f.timestamp,
         sender_ids: f.sender_ids, source_message_ids: f.source_message_ids, parent_type: 'episode', parent_id: episode.id,
         content: f.content, evidence: f.evidence, due_at: f.due_at, ...itemsOf(f.source_message_ids, f.evidence),
       };
