@@ -83,21 +83,28 @@ export async function rerankUnits(reranker: Reranker | null, query: string, cand
 
 /**
  * Round 1 and the sub-queries' lists as one list. Round 1 is hybrid's answer to the whole
- * question, so its best `keep − m` stay where they are (m: one place per part, at most a third
- * of the list); the last m places go to the surest of the rest, each candidate taking its best
- * calibrated score under any of the queries: a part's evidence is what that part's own query is
- * sure of, and a score is the chance of holding the answer, so scores from different queries
- * compare. A joined question thus gains the evidence of a part that round 1 missed, and cannot
- * lose more than the tail of round 1 to a part's guess. The rest follows, best first.
+ * question, so its best `keep − m` stay (m: one place per part, at most a third of the list);
+ * each part whose own best candidate is not among them brings it into one of the last m places,
+ * and round 1 fills what is left. A joined question thus gains the evidence of a part that round
+ * 1 missed and risks only the tail of round 1. A part's candidate keeps its round-1 score when
+ * round 1 scored it (a sub-query is narrower, so its scores run higher and would not compare),
+ * else it stands just under the last fixed one.
  */
 export function mergeRounds(round1: readonly UnitCandidate[], parts: readonly (readonly UnitCandidate[])[], keep: number): UnitCandidate[] {
   const m = Math.min(parts.length, Math.floor(keep / 3));
   const fixed = round1.slice(0, keep - m);
   const taken = new Set(fixed.map((c) => c.record.id));
-  const rest = [...bestCopies([round1, ...parts]).values()]
-    .filter((c) => !taken.has(c.record.id))
-    .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
-  return [...fixed, ...rest].slice(0, Math.max(keep, ROUND1_POOL));
+  const inRound1 = new Map(round1.map((c) => [c.record.id, c]));
+  const floor = fixed[fixed.length - 1]?.score;
+  const extras: UnitCandidate[] = [];
+  for (const list of parts) {
+    const top = list[0];
+    if (!top || taken.has(top.record.id) || extras.length >= m) continue;
+    taken.add(top.record.id);
+    extras.push(inRound1.get(top.record.id) ?? (floor === undefined ? top : { ...top, score: Math.min(top.score, floor) }));
+  }
+  const rest = round1.filter((c) => !taken.has(c.record.id));
+  return [...fixed, ...extras, ...rest].slice(0, Math.max(keep, ROUND1_POOL));
 }
 
 /** Each candidate of several rounds once, as its best-scored copy, by id. */
