@@ -21,7 +21,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
-import { WIRE_KNOTS, type Knots } from '../src/search/scores.js';
+import { throughKnots, WIRE_KNOTS, type Knots } from '../src/search/scores.js';
 import { haystackMemory, isAbstention, loadDataset, questionHalf, type Protocol } from './longmemeval.js';
 
 const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' } } });
@@ -169,16 +169,7 @@ const bucketTable = (list: Sample[], map: (x: number) => number) => {
 };
 
 const r4 = (x: number) => Number(x.toFixed(4));
-const through = (knots: [number, number][]) => (x: number) => {
-  let x0 = 0;
-  let y0 = 0;
-  for (const [x1, y1] of [...knots, [1, 1] as [number, number]]) {
-    if (x <= x1) return x1 > x0 ? y0 + ((x - x0) / (x1 - x0)) * (y1 - y0) : y1;
-    x0 = x1;
-    y0 = y1;
-  }
-  return 1;
-};
+const through = (knots: Knots) => (x: number) => throughKnots(x, knots);
 const platts: string[] = [];
 const knotLines: string[] = [];
 for (const kind of ['unit', 'child'] as const) {
