@@ -97,14 +97,12 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   /** Hybrid's answer: the granularity competition over fused candidates, floored by `min_score`. */
   const shapeCompeting = (candidates: readonly UnitCandidate[]) => {
     for (const w of competeGranularity(candidates, limit)) {
-      // Scores go on the wire through the per-kind correction for shown items (scores.ts). Under a
-      // floor, an episode shows only the facts that pass it, and stays if it or one of them passes
-      // (then, as the floor promises, carrying its best fact's score).
-      const shown = w.facts.filter((f) => throughKnots(f.score, WIRE_KNOTS.fact) >= floor);
-      const facts = shown.map((f) => factItem(f.record, throughKnots(f.score, WIRE_KNOTS.fact)));
-      const own = throughKnots(w.score, WIRE_KNOTS.episode);
-      if (own < floor && facts.length === 0) continue;
-      const score = own >= floor ? own : Math.max(...facts.map((f) => f.score));
+      // Scores go on the wire through the per-kind correction for shown items (scores.ts). A floor
+      // filters what would be returned without it: an episode under it goes, with its facts; an
+      // episode over it shows only the facts that pass it.
+      const score = throughKnots(w.score, WIRE_KNOTS.episode);
+      if (score < floor) continue;
+      const facts = w.facts.map((f) => factItem(f.record, throughKnots(f.score, WIRE_KNOTS.fact))).filter((f) => f.score >= floor);
       legs[w.candidate.record.id] = w.candidate.legs;
       noteCosine(w.candidate);
       data.episodes.push(episodeItem(w.candidate.record, score, facts));

@@ -216,13 +216,14 @@ export async function searchMemories(memory: Memory, body: unknown, options: Tab
 
   const found: Found[] = [];
   const rerank = req.enableRerank && memory.stats().llm !== null;
-  const fetch = Math.min(100, req.contextScope || req.minSimilarity !== null ? req.topK * 2 : req.topK);
+  const fetch = Math.min(100, req.contextScope || req.minSimilarity !== null || req.minScore !== null ? req.topK * 2 : req.topK);
   for (const group of byOwner(matched, owners)) {
     const scope: Scope = { app_id: req.scope.appId, project_id: req.project_id, owner_type: group.owner_type, owner_id: group.owner_id };
     const { response: res, trace } = await memory.searchWithTrace({
       ...ownerFields(scope), app_id: scope.app_id, project_id: scope.project_id, query: req.query, method: 'hybrid', top_k: fetch,
-      // Reported scores are rounded to 6 places: the engine's floor lets through all that round up to the threshold.
-      min_score: req.minScore === null ? null : Math.max(0, req.minScore - 5e-7), enable_llm_rerank: rerank,
+      // minScore floors each memory unit (a fact as well as an episode), so it is applied to the
+      // units below; the engine's min_score floors episodes, and would drop a passing fact with its episode.
+      enable_llm_rerank: rerank,
       // The conditions narrow the engine's search itself (the filters' `metadata` extension), so topK counts only matches.
       filters: conditions ? { ...(group.filters ?? {}), metadata: conditions } : group.filters,
     }, signal ? { signal } : {});
