@@ -26,7 +26,7 @@ import { createError, isMemoryError, validationError, type ValidationDetail } fr
 import { DEFAULT_SCOPE, MAX_QUERY_LENGTH, SCOPE_ID_PATTERN, type Scope } from '../requests.js';
 import { rankGraphEdges } from './breeth-graph.js';
 import { keywords } from './keywords.js';
-import type { DialectRoute } from './routes.js';
+import type { DialectRoute } from './route.js';
 import { clip, hitsOf, json, ownerFields, searchRoute, type Hit } from './shared.js';
 
 export const BREETH_SEARCH_PATH = '/v1/search';

@@ -4,22 +4,11 @@
  * host configures it, and each renders its errors in its own service's shape. The HTTP handler
  * only asks this module whether a path belongs to a dialect and hands the request over.
  */
-import type { Memory } from '../../engine.js';
 import { BREETH_SEARCH_PATH, createBreethRoute, type BreethOptions } from './breeth.js';
+import type { DialectRoute } from './route.js';
 import { TABLESTORE_SEARCH_PATH, createTablestoreRoute, type TablestoreOptions } from './tablestore.js';
 
-/** What a dialect route needs from the host: the memory for a request, and the host's body reader. */
-export interface DialectContext {
-  /** The memory serving this request (the handler's memory, or the one its picker chooses). */
-  memory(request: Request, body: unknown): Promise<Memory>;
-  /** Reads the JSON body, bounded in size; rejects with a MemoryError. */
-  readJson(request: Request): Promise<unknown>;
-  /** Reports unexpected failures (a bug, never user input). */
-  onError?: ((error: unknown) => void) | undefined;
-}
-
-/** Serves one dialect request; never throws (every failure becomes a response in the dialect's shape). */
-export type DialectRoute = (request: Request, context: DialectContext) => Promise<Response>;
+export type { DialectContext, DialectRoute } from './route.js';
 
 /** Which dialects a handler serves, with each one's mapping onto Engram's partitions. */
 export interface DialectOptions {

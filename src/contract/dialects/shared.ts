@@ -4,7 +4,7 @@
  */
 import type { Memory, RecordView } from '../../engine.js';
 import { createError, isMemoryError } from '../../errors.js';
-import type { DialectRoute } from './routes.js';
+import type { DialectRoute } from './route.js';
 import type { Scope } from '../requests.js';
 import type { SearchData } from '../types.js';
 

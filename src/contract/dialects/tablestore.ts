@@ -22,7 +22,7 @@ import { roundScore } from '../../search/scores.js';
 import type { FilterNode } from '../types.js';
 import { SCOPE_ID_PATTERN, type Scope } from '../requests.js';
 import { charCount, MAX_METADATA_KEY_CHARS, MAX_METADATA_KEYS, MAX_METADATA_VALUE_CHARS, metadataMatches } from '../metadata.js';
-import type { DialectRoute } from './routes.js';
+import type { DialectRoute } from './route.js';
 import { byScore, hitsOf, json, ownerFields, searchRoute, type Hit } from './shared.js';
 import {
   conversationKey, conversationScopes, filterMatches, parseScope, parseScopeFilter, scopeMatches,
