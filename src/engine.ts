@@ -38,12 +38,9 @@ import { createLlmExtractor } from './write/llm-extractor.js';
 import { createPdfjsReader, type PdfTextReader } from './write/documents/index.js';
 import { prepareMessages } from './write/prepare-items.js';
 
-export interface Progress {
-  phase: 'open' | 'reembed' | 'llm' | 'embedder';
-  loaded: number;
-  total?: number;
-  text?: string;
-}
+import type { Progress } from './progress.js';
+
+export type { Progress } from './progress.js';
 
 export interface MemoryOptions {
   /** Where records live. Default: in memory only (nothing survives `close`). */

@@ -12,7 +12,8 @@
  * The channel is passed in, so this module touches no platform global (Node tests use Node's own
  * BroadcastChannel).
  */
-import type { Memory, Progress } from '../engine.js';
+import type { Memory } from '../engine.js';
+import type { Progress } from '../progress.js';
 import { assertBodyDepth } from '../contract/json-bounds.js';
 import { createError, isMemoryError, validationError, type MemoryError } from '../errors.js';
 import type { Notice } from '../search/search.js';

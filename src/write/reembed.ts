@@ -3,7 +3,7 @@
  * current model, so every record is embedded again, once, in batches committed as they go (an
  * interrupted re-embedding resumes where it stopped on the next open).
  */
-import type { Progress } from '../engine.js';
+import type { Progress } from '../progress.js';
 import type { Embedder } from '../models/ports.js';
 import { isMemoryRecord, type MemoryRecord, type StoredItem } from '../records.js';
 import type { StorageAdapter } from '../store/port.js';
