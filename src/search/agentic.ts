@@ -151,7 +151,7 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
       deps.notice('agentic.decompose_failed', `The sub-queries failed (${code}): returned round 1.`);
     });
     if (lists) {
-      round1 = mergeRounds(deps.reranker ? round1 : pool, lists, keep1);
+      round1 = mergeRounds(round1, lists, keep1);
       rounds = 2;
       asked.push(...parts);
     }

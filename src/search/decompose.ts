@@ -4,7 +4,8 @@
  * evidence in several places, and one query ranks whichever part its words favour. Each part is
  * asked on its own, with the question's frame kept around it: the question with the other joined
  * parts taken out. Plain string work on the question's own words, no model: it runs on every
- * host and costs microseconds. The expansion from round 1's best facts lives in `agentic.ts`.
+ * host and costs microseconds. How the parts' answers join round 1's lives in `agentic.ts`
+ * (`mergeRounds`).
  */
 
 /** Words that join the parts of a question. */

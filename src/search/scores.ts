@@ -135,7 +135,7 @@ export type Knots = readonly (readonly [number, number])[];
 /**
  * The last step before the wire, per kind of item shown: an isotonic correction of the
  * competition's scores. What is shown is selected (the top of the list, a fact that won its
- * place, an episode carrying the higher of its own and its best fact's chance), and selection
+ * place, an episode that came in through its fact and carries the fact's chance), and selection
  * shifts the chance a score stands for; these knots map the score of a shown item to the rate at
  * which such items held the answer, fitted by `bench/calibrate.ts` on what hybrid search returns
  * for the fit half (top_k 10; `--limit a=160,b=40`) and checked by `bench:quality` on the other

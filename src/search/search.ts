@@ -139,7 +139,8 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
         notice,
         recall: async (query) => {
           const vector = query === request.query ? queryVector! : (await embedQueries(deps.embedder, [query], options))[0]!;
-          return recall(query, vector, ['keyword', 'vector']).sort((a, b) => b.fused - a.fused);
+          // recallUnits returns candidates in fused order already.
+          return recall(query, vector, ['keyword', 'vector']);
         },
       });
       rounds = result.rounds;
