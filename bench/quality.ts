@@ -19,6 +19,7 @@
  *
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
+ *                            [--embedder-dims N]
  *
  * Data: LongMemEval-S (cleaned), MIT licence, expected at ../shared/data/longmemeval_s_dedup.json.gz
  * (see that folder's README for where it comes from); `--data PATH` points elsewhere.
@@ -28,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
 import { stemmer } from '@orama/stemmers/english';
 import { stopwords } from '@orama/stopwords/english';
-import type { SearchEpisodeItem, SearchMethod } from '../src/index.js';
+import type { Embedder, SearchEpisodeItem, SearchMethod } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import {
   BM25_REPLICATION, evidenceTurns, haystackMemory, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, turnRecall,
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     data: { type: 'string' },
     'contract-defaults': { type: 'boolean', default: false },
+    'embedder-dims': { type: 'string' },
   },
 });
 
@@ -58,7 +60,23 @@ process.stderr.write('LongMemEval-S: loading ../shared/data/longmemeval_s_dedup.
 const dataset = await loadDataset(values.data);
 let questions = dataset.questions.filter((q) => !isAbstention(q) && (values.half === 'all' || questionHalf(q.question_id) === values.half));
 if (values.limit) questions = questions.slice(0, Number(values.limit));
-const embedder = await createDefaultEmbedder();
+const embedder = weakened(await createDefaultEmbedder(), values['embedder-dims'] ? Number(values['embedder-dims']) : undefined);
+
+/**
+ * `--embedder-dims N`: the bundled model cut to its first N dimensions, a weaker model of the
+ * same kind. A stress test for fusion: on conversations between people the vector leg can be much
+ * weaker than the keyword leg, and hybrid must still not lose to keyword.
+ */
+function weakened(base: Embedder, dims: number | undefined): Embedder {
+  if (dims === undefined) return base;
+  if (!Number.isInteger(dims) || dims < 1 || dims > base.dim) throw new Error(`--embedder-dims must be 1..${base.dim}`);
+  const cut = (v: Float32Array) => {
+    const out = v.slice(0, dims);
+    const norm = Math.hypot(...out) || 1;
+    return out.map((x) => x / norm);
+  };
+  return { id: `${base.id}/first-${dims}-dims`, dim: dims, embed: async (texts, options) => (await base.embed(texts, options)).map(cut) };
+}
 
 interface Outcome {
   ranked: string[];
