@@ -36,6 +36,31 @@ export function splitWords(text: string): string[] {
   return runs.map((run) => (run.length > MAX_TOKEN_LENGTH ? run.slice(0, MAX_TOKEN_LENGTH) : run));
 }
 
+/**
+ * `encode` of ASCII text, which NFKC leaves as it is and whose only word characters are a–z, A–Z
+ * and 0–9: one scan of character codes instead of normalising and matching a Unicode regex (the
+ * write path embeds every record it stores). The same runs, cut the same way.
+ */
+function encodeAscii(text: string, lookup: (word: string) => number | undefined): number[] {
+  const lower = text.toLowerCase();
+  const out: number[] = [];
+  const n = lower.length;
+  let i = 0;
+  while (i < n) {
+    let c = lower.charCodeAt(i);
+    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    do c = lower.charCodeAt(++i);
+    while (i < n && ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)));
+    const id = lookup(lower.slice(start, Math.min(i, start + MAX_TOKEN_LENGTH)));
+    if (id !== undefined) out.push(id);
+  }
+  return out;
+}
+
 /** Removes combining marks ("café" → "cafe"); returns the input when it has none. */
 export function stripAccents(word: string): string {
   if (!NON_ASCII.test(word)) return word;
@@ -81,6 +106,7 @@ export function createStaticTokenizer(words: readonly string[]): StaticTokenizer
     vocabSize: words.length,
     lookup,
     encode(text: string): number[] {
+      if (!NON_ASCII.test(text)) return encodeAscii(text, lookup);
       const out: number[] = [];
       for (const word of splitWords(text)) {
         const id = lookup(word);

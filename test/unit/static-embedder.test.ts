@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { isMemoryError } from '../../src/errors.js';
@@ -229,6 +230,18 @@ describe('tokeniser', () => {
     expect(porterStem('generalizations')).toBe('gener');
     expect(porterStem('hopping')).toBe('hop');
     expect(porterStem('relational')).toBe('relat');
+  });
+
+  it('encodes ASCII text (its own fast path) exactly as splitting and looking up each word', () => {
+    const { tokenizer } = embedder;
+    const reference = (text: string) => splitWords(text).map((w) => tokenizer.lookup(w)).filter((id): id is number => id !== undefined);
+    const ascii = fc.string({ unit: fc.constantFrom(...'aZ09 .,-_\'\t\n\u0000\u007f'.split(''), 'Hello', 'WORLD', 'reorganizations', 'x'.repeat(70)) });
+    fc.assert(fc.property(ascii, (text) => {
+      expect(tokenizer.encode(text)).toEqual(reference(text));
+    }), { numRuns: 500 });
+    for (const text of PARAPHRASES.flat()) expect(tokenizer.encode(text)).toEqual(reference(text));
+    // A run longer than MAX_TOKEN_LENGTH is cut, not split: the rest of it is dropped.
+    expect(tokenizer.encode(`${'a'.repeat(64)}bcd the`)).toEqual(reference(`${'a'.repeat(64)} the`));
   });
 });
 
