@@ -1,24 +1,30 @@
 /**
  * Orama's index component with a bounded full-text search, handed to Orama through its
- * `components` interface: Orama stays the keyword leg's API and keeps its own index (radix tree,
- * term frequencies, field lengths), and only the scoring loop is replaced. Measured at 10k records,
- * Orama's own search spends most of a query in three places that a memory's search does not need:
+ * `components` interface: Orama stays the keyword leg's index (radix tree, term frequencies, field
+ * lengths, the statistics BM25 reads) and only the scoring path is replaced. Measured at 10k
+ * records, Orama's own search spends most of a query in places that a memory's search does not need:
  *   - its radix lookup collects every word that starts with a query term, de-duplicating document
  *     ids with `Array.includes` (quadratic in a term's document count); Engram's terms end with a
- *     marker no word continues, so the word itself is found by walking the tree;
- *   - it allocates a per-document Map for the all-terms threshold, which Engram never asks for;
- *   - it sorts every match, then Orama sorts them again, to keep ten.
+ *     marker no word continues, so only the word itself can match;
+ *   - it allocates a per-document Map for the all-terms threshold, which Engram never asks for,
+ *     and reads each term frequency out of a per-document object;
+ *   - it sorts every match, then sorts again and wraps each hit in a fresh object, to keep a few.
  * Here each matching document's BM25 is the same formula over the same statistics, summed in the
- * same order, so scores are bit-for-bit Orama's; only the best few hundred of each record kind
- * leave, chosen as Orama orders them (score, then internal id). Any other kind of search (exact, typo tolerance, an
- * all-terms threshold) goes to Orama's own code.
+ * same order, so scores are bit-for-bit Orama's; only the best few hundred of each group (the
+ * caller's record kinds) leave, ordered as Orama orders them (score, then internal id).
+ *
+ * Postings are kept by this component as typed arrays from the moment a document goes in (one
+ * `Int32Array` of internal ids and one `Float64Array` of term frequencies per term, plus one field
+ * length per document), next to Orama's own structures, which stay as they are. A search reads
+ * them and nothing else of Orama's index but its document-frequency and average-length statistics.
+ * After `load` (a restored Orama index) they are rebuilt from Orama's tree at the next search.
+ * Any other kind of search through Orama (exact, typo tolerance, an all-terms threshold) goes to
+ * Orama's own code.
  */
 import { index as oramaIndex } from '@orama/orama/components';
-import { topK } from './top-k.js';
+import { topKPerGroup } from './top-k.js';
 
 interface RadixNode {
-  /** Edge label into this node. */
-  s: string;
   /** The word ending here, if `e`. */
   w: string;
   e: boolean;
@@ -26,155 +32,285 @@ interface RadixNode {
   c: Map<string, RadixNode>;
 }
 
-interface IndexData {
+export interface IndexData {
   indexes: Record<string, { type: string; node: RadixNode }>;
   frequencies: Record<string, Record<number, Record<string, number> | undefined>>;
   tokenOccurrences: Record<string, Record<string, number>>;
-  fieldLengths: Record<string, Record<number, number>>;
+  fieldLengths: Record<string, Record<number, number | undefined>>;
   avgFieldLength: Record<string, number>;
 }
 
-interface Relevance {
+export interface Relevance {
   k: number;
   b: number;
   d: number;
 }
 
+/** Orama's defaults (methods/search-fulltext.js), which Orama's own search applies when none are given. */
+export const DEFAULT_RELEVANCE: Relevance = { k: 1.2, b: 0.75, d: 0.5 };
+
+type Component = ReturnType<typeof oramaIndex.createIndex>;
 type Search = (
   index: IndexData, term: string, tokenizer: { tokenize(raw: string, language?: string): string[] }, language: string | undefined,
   properties: string[], exact: boolean, tolerance: number, boost: Record<string, number>, relevance: Relevance,
   docsCount: number, whereFiltersIDs: Set<number> | undefined, threshold: number,
 ) => [number, number][];
+type Remove = (implementation: unknown, index: IndexData, prop: string, id: unknown, internalId: number, value: unknown, schemaType: string, ...rest: unknown[]) => unknown;
+type ScoreParameters = (index: IndexData, prop: string, internalId: number, tokens: string[], docsCount: number) => void;
+type TokenScoreParameters = (index: IndexData, prop: string, internalId: number, tokens: string[], token: string) => void;
+type Load = (store: unknown, raw: unknown) => IndexData;
 
-/** The documents holding exactly `word`, or none. */
-function postings(root: RadixNode, word: string): Set<number> | undefined {
-  let node = root;
-  let i = 0;
-  while (i < word.length) {
-    const child = node.c.get(word[i]!);
-    if (!child || !word.startsWith(child.s, i)) return undefined;
-    node = child;
-    i += child.s.length;
+/** One term's documents: internal ids and Orama's term frequency for each, `n` of them in use. */
+class TermPostings {
+  ids: Int32Array = new Int32Array(4);
+  tf: Float64Array = new Float64Array(4);
+  n = 0;
+
+  add(id: number, tf: number): void {
+    if (this.n === this.ids.length) {
+      const capacity = Math.max(4, this.n * 2);
+      const ids = new Int32Array(capacity);
+      ids.set(this.ids);
+      this.ids = ids;
+      const freq = new Float64Array(capacity);
+      freq.set(this.tf);
+      this.tf = freq;
+    }
+    this.ids[this.n] = id;
+    this.tf[this.n++] = tf;
   }
-  return node.e && node.w === word ? node.d : undefined;
+
+  /** Removes a document; the last posting moves into its place (a document's score does not depend on the order). */
+  delete(id: number): void {
+    const { ids } = this;
+    for (let i = 0; i < this.n; i++) {
+      if (ids[i] !== id) continue;
+      const last = --this.n;
+      ids[i] = ids[last]!;
+      this.tf[i] = this.tf[last]!;
+      return;
+    }
+  }
 }
 
-/** Orama's BM25 (components/algorithms.js), kept identical so scores do not move. */
-function bm25(tf: number, matching: number, docs: number, length: number, avgLength: number, { k, b, d }: Relevance): number {
-  const idf = Math.log(1 + (docs - matching + 0.5) / (matching + 0.5));
-  return (idf * (d + tf * (k + 1))) / (tf + k * (1 - b + (b * length) / avgLength));
-}
-
-/** One term's postings as typed arrays: document ids, term frequencies, field lengths. */
-interface Postings {
-  ids: Int32Array;
-  tf: Float64Array;
+/** One property's postings and field lengths (by internal id). */
+interface PropertyPostings {
+  terms: Map<string, TermPostings>;
   lengths: Float64Array;
 }
 
+/** A bounded search's answer: internal ids and their scores, best first (score, then internal id). */
+export interface BoundedHits {
+  ids: Int32Array;
+  scores: Float64Array;
+}
+
+/** Every group passes (group numbers are below 32). */
+export const ALL_GROUPS = 0xffffffff;
+
+export interface BoundedSearch {
+  tokens: readonly string[];
+  properties: readonly string[];
+  boost?: Record<string, number>;
+  relevance: Relevance;
+  docsCount: number;
+  /** How many hits of each group to keep. */
+  limit: number;
+  /** Per internal id, its group (a record kind's number, below 32). */
+  groups: Uint8Array;
+  /** Bit `g` set: group `g` is searched. */
+  groupMask: number;
+  whereFiltersIDs?: Set<number> | undefined;
+}
+
 /**
- * An Orama index component whose full-text search returns at most the `limit()` best hits of each
- * group of documents (`group(internalId)`: the caller's record kinds).
+ * The BM25 side of the keyword leg: `component` goes to Orama's `create({ components: { index } })`,
+ * and `search` answers a bounded query over that Orama's index data without Orama's result path.
  */
-export function boundedIndex(limit: () => number, group: (internalId: number) => number): ReturnType<typeof oramaIndex.createIndex> {
-  const base = oramaIndex.createIndex();
-  const fallback = base.search as unknown as Search;
-  // Per property and term, the postings read out of Orama's index once (its per-document objects
-  // are slow to walk at every query); dropped whenever a document goes in or out.
-  const cache = new Map<string, Postings | null>();
-  let scores = new Float64Array(0);
-  let seen = new Uint32Array(0);
-  let epoch = 0;
+export class BoundedBm25 {
+  readonly component: Component;
+  private readonly byProperty = new Map<string, PropertyPostings>();
+  /** Set by `load`: the postings are rebuilt from Orama's restored index before the next search. */
+  private stale = false;
+  // Per-query scratch, reused: a score and an epoch stamp per internal id, and the touched ids.
+  private scores = new Float64Array(0);
+  private seen = new Uint32Array(0);
+  private touched = new Int32Array(0);
+  private epoch = 0;
+  /** The largest internal id with postings, so the scratch arrays cover every id. */
+  private maxId = 0;
 
-  const postingsOf = (index: IndexData, prop: string, token: string): Postings | null => {
-    const cacheKey = `${prop}\u0000${token}`;
-    let p = cache.get(cacheKey);
-    if (p !== undefined) return p;
-    const docs = postings(index.indexes[prop]!.node, token);
-    if (!docs) p = null;
-    else {
-      const frequencies = index.frequencies[prop]!;
-      const lengths = index.fieldLengths[prop]!;
-      const ids = Int32Array.from(docs);
-      p = { ids, tf: Float64Array.from(ids, (id) => frequencies[id]?.[token] ?? 0), lengths: Float64Array.from(ids, (id) => lengths[id]!) };
-    }
-    cache.set(cacheKey, p);
-    return p;
-  };
+  /**
+   * `limit()` and `groups()` serve searches that come through Orama's own `search` (the component
+   * interface cannot carry them): how many hits of each group to keep, and each internal id's group.
+   */
+  constructor(limit: () => number, groups: () => Uint8Array) {
+    const base = oramaIndex.createIndex();
+    const fallback = base.search as unknown as Search;
+    const insertDocument = base.insertDocumentScoreParameters as unknown as ScoreParameters;
+    const insertToken = base.insertTokenScoreParameters as unknown as TokenScoreParameters;
+    const remove = base.remove as unknown as Remove;
+    const load = base.load as unknown as Load;
+    const search: Search = (index, term, tokenizer, language, properties, exact, tolerance, boost, relevance, docsCount, whereFiltersIDs, threshold) => {
+      if (exact || tolerance || threshold !== 1) {
+        return fallback(index, term, tokenizer, language, properties, exact, tolerance, boost, relevance, docsCount, whereFiltersIDs, threshold);
+      }
+      const hits = this.search(index, {
+        tokens: tokenizer.tokenize(term, language), properties, boost, relevance, docsCount, limit: limit(), groups: groups(), groupMask: ALL_GROUPS, whereFiltersIDs,
+      });
+      return Array.from(hits.ids, (id, i) => [id, hits.scores[i]!] as [number, number]);
+    };
+    this.component = {
+      ...base,
+      // Orama calls these two on the component it was given, once per document and once per term
+      // of it, right after computing what they record: the postings are appended from there.
+      insertDocumentScoreParameters: ((index, prop, internalId, tokens, docsCount) => {
+        insertDocument(index, prop, internalId, tokens, docsCount);
+        if (!this.stale) this.setLength(prop, internalId, index.fieldLengths[prop]![internalId] ?? 0);
+      }) as ScoreParameters as unknown as Component['insertDocumentScoreParameters'],
+      insertTokenScoreParameters: ((index, prop, internalId, tokens, token) => {
+        insertToken(index, prop, internalId, tokens, token);
+        if (!this.stale) this.addPosting(prop, token, internalId, index.frequencies[prop]![internalId]![token]!);
+      }) as TokenScoreParameters as unknown as Component['insertTokenScoreParameters'],
+      remove: ((implementation, index, prop, id, internalId, value, schemaType, ...rest) => {
+        // Orama forgets the document's frequencies as it removes it: read its terms first.
+        if (index.indexes[prop]?.type === 'Radix' && !this.stale) this.removeDocument(index, prop, internalId);
+        return remove(implementation, index, prop, id, internalId, value, schemaType, ...rest);
+      }) as Remove as unknown as Component['remove'],
+      load: ((store, raw) => {
+        this.byProperty.clear();
+        this.stale = true;
+        return load(store, raw);
+      }) as Load as unknown as Component['load'],
+      search: search as unknown as Component['search'],
+    };
+  }
 
-  const search: Search = (index, term, tokenizer, language, properties, exact, tolerance, boost, relevance, docsCount, whereFiltersIDs, threshold) => {
-    if (exact || tolerance || threshold !== 1) {
-      return fallback(index, term, tokenizer, language, properties, exact, tolerance, boost, relevance, docsCount, whereFiltersIDs, threshold);
+  /**
+   * Every document matching any of `tokens` scored with Orama's BM25, and the best `limit` of each
+   * searched group kept, best first (score, then internal id, as Orama sorts).
+   */
+  search(index: IndexData, q: BoundedSearch): BoundedHits {
+    if (this.stale) this.rebuild(index);
+    if (++this.epoch === 0xffffffff) {
+      this.seen.fill(0);
+      this.epoch = 1;
     }
-    const tokens = tokenizer.tokenize(term, language);
-    const touched: number[] = [];
-    if (++epoch === 0xffffffff) {
-      seen.fill(0);
-      epoch = 1;
-    }
-    for (const prop of properties) {
-      if (!index.indexes[prop]) continue;
-      const weight = boost[prop] ?? 1;
+    const { epoch, seen, scores, touched } = this.reserve(this.maxId + 1);
+    const { groups, groupMask, whereFiltersIDs, docsCount } = q;
+    const { k: k1, b, d } = q.relevance;
+    let count = 0;
+    for (const prop of q.properties) {
+      const own = this.byProperty.get(prop);
+      if (!own || !index.indexes[prop]) continue;
+      const weight = q.boost?.[prop] ?? 1;
       const occurrences = index.tokenOccurrences[prop]!;
       const avgLength = index.avgFieldLength[prop]!;
-      for (const token of tokens) {
-        const p = postingsOf(index, prop, token);
-        if (!p) continue;
+      const lengths = own.lengths;
+      for (const token of q.tokens) {
+        const p = own.terms.get(token);
+        if (!p || p.n === 0) continue;
         const matching = typeof occurrences[token] === 'number' ? occurrences[token] : 0;
-        const { ids, tf, lengths } = p;
-        for (let k = 0; k < ids.length; k++) {
-          const id = ids[k]!;
+        // Orama's BM25 (components/algorithms.js) term by term, in its order of operations, so
+        // scores do not move; the idf depends on the term alone, so it is computed once.
+        const idf = Math.log(1 + (docsCount - matching + 0.5) / (matching + 0.5));
+        const { ids, tf } = p;
+        for (let i = 0; i < p.n; i++) {
+          const id = ids[i]!;
+          if (groupMask !== ALL_GROUPS && !((groupMask >>> (groups[id] ?? 0)) & 1)) continue;
           if (whereFiltersIDs && !whereFiltersIDs.has(id)) continue;
-          const s = bm25(tf[k]!, matching, docsCount, lengths[k]!, avgLength, relevance) * weight;
-          if (id >= seen.length) grow(id + 1);
+          const f = tf[i]!;
+          const s = ((idf * (d + f * (k1 + 1))) / (f + k1 * (1 - b + (b * lengths[id]!) / avgLength))) * weight;
           if (seen[id] !== epoch) {
             seen[id] = epoch;
             scores[id] = s;
-            touched.push(id);
+            touched[count++] = id;
           } else scores[id] = scores[id]! + s;
         }
       }
     }
-    const values = Float64Array.from(touched, (id) => scores[id]!);
-    // The best `limit()` of each group (a record kind), so a kind whose documents score low (long
-    // episodes next to short facts) still has its own best hits. Orama orders equal scores by
-    // internal id, and so does this selection.
-    const byGroup = new Map<number, number[]>();
-    for (let i = 0; i < touched.length; i++) {
-      const g = group(touched[i]!);
-      let list = byGroup.get(g);
-      if (!list) byGroup.set(g, (list = []));
-      list.push(i);
-    }
-    const k = limit();
-    const out: [number, number][] = [];
-    for (const list of byGroup.values()) {
-      const picked = list.length <= k ? list : topK(Float64Array.from(list, (i) => values[i]!), list.length, k, -Infinity, (j) => touched[list[j]!]!).map((j) => list[j]!);
-      for (const i of picked) out.push([touched[i]!, values[i]!]);
-    }
-    return out;
-  };
+    const ids = topKPerGroup(touched, count, scores, groups, q.limit);
+    return { ids, scores: Float64Array.from(ids, (id) => scores[id]!) };
+  }
 
-  const grow = (size: number) => {
-    const capacity = Math.max(1024, size * 2);
-    const nextScores = new Float64Array(capacity);
-    nextScores.set(scores);
-    scores = nextScores;
-    const nextSeen = new Uint32Array(capacity);
-    nextSeen.set(seen);
-    seen = nextSeen;
-  };
+  /** How many postings are held (for the benchmark's memory figures and the tests). */
+  get postingsCount(): number {
+    let n = 0;
+    for (const own of this.byProperty.values()) for (const p of own.terms.values()) n += p.n;
+    return n;
+  }
 
-  const invalidating = <F extends (...args: never[]) => unknown>(f: F): F =>
-    ((...args: Parameters<F>) => {
-      cache.clear();
-      return f(...args);
-    }) as F;
-  return {
-    ...base,
-    insert: invalidating(base.insert),
-    remove: invalidating(base.remove),
-    load: invalidating(base.load),
-    search: search as unknown as typeof base.search,
-  };
+  private property(prop: string): PropertyPostings {
+    let own = this.byProperty.get(prop);
+    if (!own) this.byProperty.set(prop, (own = { terms: new Map(), lengths: new Float64Array(1024) }));
+    return own;
+  }
+
+  private setLength(prop: string, internalId: number, length: number): void {
+    const own = this.property(prop);
+    if (internalId >= own.lengths.length) {
+      const lengths = new Float64Array(Math.max(internalId + 1, own.lengths.length * 2));
+      lengths.set(own.lengths);
+      own.lengths = lengths;
+    }
+    own.lengths[internalId] = length;
+    if (internalId > this.maxId) this.maxId = internalId;
+  }
+
+  private addPosting(prop: string, token: string, internalId: number, tf: number): void {
+    const terms = this.property(prop).terms;
+    let p = terms.get(token);
+    if (!p) terms.set(token, (p = new TermPostings()));
+    p.add(internalId, tf);
+  }
+
+  private removeDocument(index: IndexData, prop: string, internalId: number): void {
+    const own = this.byProperty.get(prop);
+    const frequencies = index.frequencies[prop]?.[internalId];
+    if (!own || !frequencies) return;
+    for (const token in frequencies) own.terms.get(token)?.delete(internalId);
+  }
+
+  /** The postings read back out of Orama's tree (after `load`): every word's documents, with their frequencies. */
+  private rebuild(index: IndexData): void {
+    this.byProperty.clear();
+    for (const [prop, tree] of Object.entries(index.indexes)) {
+      if (tree.type !== 'Radix') continue;
+      const own = this.property(prop);
+      const frequencies = index.frequencies[prop] ?? {};
+      const fieldLengths = index.fieldLengths[prop] ?? {};
+      let maxId = 0;
+      const walk = (node: RadixNode) => {
+        if (node.e && node.d.size) {
+          const p = new TermPostings();
+          for (const id of node.d) {
+            p.add(id, frequencies[id]?.[node.w] ?? 0);
+            if (id > maxId) maxId = id;
+          }
+          own.terms.set(node.w, p);
+        }
+        for (const child of node.c.values()) walk(child);
+      };
+      walk(tree.node);
+      own.lengths = new Float64Array(Math.max(1024, maxId + 1));
+      for (let id = 0; id <= maxId; id++) own.lengths[id] = fieldLengths[id] ?? 0;
+      if (maxId > this.maxId) this.maxId = maxId;
+    }
+    this.stale = false;
+  }
+
+  private reserve(size: number): { epoch: number; seen: Uint32Array; scores: Float64Array; touched: Int32Array } {
+    if (this.scores.length < size) {
+      // Stamps are kept with the scores they guard: a grown array starts at epoch 0, never current.
+      const capacity = Math.max(1024, size * 2);
+      const scores = new Float64Array(capacity);
+      scores.set(this.scores);
+      this.scores = scores;
+      const seen = new Uint32Array(capacity);
+      seen.set(this.seen);
+      this.seen = seen;
+      this.touched = new Int32Array(capacity);
+    }
+    return { epoch: this.epoch, seen: this.seen, scores: this.scores, touched: this.touched };
+  }
 }

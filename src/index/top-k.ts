@@ -55,3 +55,62 @@ export function topK(scores: ArrayLike<number>, count: number, k: number, floor:
   }
   return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
 }
+
+/**
+ * The best `k` of each group among `ids[0..count)`, merged best first: by score (`scores[id]`)
+ * descending, then id ascending (Orama's order for equal scores). Numbers only, no callback: the
+ * keyword leg runs this over every matching document (thousands per query at 10k records).
+ * `groups[id]` is the id's group (below 256).
+ */
+export function topKPerGroup(ids: Int32Array, count: number, scores: Float64Array, groups: Uint8Array, k: number): Int32Array {
+  const better = (a: number, b: number) => scores[a]! - scores[b]! || b - a;
+  const sizes = new Int32Array(256);
+  for (let i = 0; i < count; i++) sizes[groups[ids[i]!] ?? 0]!++;
+  // A group with at most k ids keeps them all; a larger one keeps its best k through a min-heap
+  // whose root is the worst kept (score ascending, then id descending).
+  const heaps = new Map<number, { heap: Int32Array; n: number }>();
+  let kept = 0;
+  for (let g = 0; g < 256; g++) {
+    if (sizes[g]! > k && k > 0) heaps.set(g, { heap: new Int32Array(k), n: 0 });
+    kept += Math.min(sizes[g]!, Math.max(k, 0));
+  }
+  const out = new Int32Array(kept);
+  let o = 0;
+  for (let i = 0; i < count; i++) {
+    const id = ids[i]!;
+    const g = groups[id] ?? 0;
+    const h = heaps.get(g);
+    if (!h) {
+      if (k > 0) out[o++] = id;
+      continue;
+    }
+    const heap = h.heap;
+    if (h.n < k) {
+      // Sift up.
+      let at = h.n++;
+      heap[at] = id;
+      while (at > 0) {
+        const p = (at - 1) >> 1;
+        if (better(heap[p]!, heap[at]!) <= 0) break;
+        [heap[at], heap[p]] = [heap[p]!, heap[at]!];
+        at = p;
+      }
+    } else if (better(id, heap[0]!) > 0) {
+      // Replace the root and sift down.
+      heap[0] = id;
+      let at = 0;
+      for (;;) {
+        const l = 2 * at + 1;
+        const r = l + 1;
+        let m = at;
+        if (l < k && better(heap[l]!, heap[m]!) < 0) m = l;
+        if (r < k && better(heap[r]!, heap[m]!) < 0) m = r;
+        if (m === at) break;
+        [heap[at], heap[m]] = [heap[m]!, heap[at]!];
+        at = m;
+      }
+    }
+  }
+  for (const { heap, n } of heaps.values()) for (let i = 0; i < n; i++) out[o++] = heap[i]!;
+  return out.sort((a, b) => better(b, a));
+}

@@ -48,17 +48,12 @@ export interface MaxSimOptions {
   hasVisibleChildren(id: string): boolean;
 }
 
-/** One query's cosines: every visible child, and every visible unit by MaxSim. */
-export class MaxSimScan {
+/** One query's cosines by record id: a child's own, a unit's by MaxSim (undefined where none was computed). */
+export class MaxSimCosines {
   constructor(
-    private readonly index: VectorIndex,
-    private readonly childScores: Float64Array,
-    private readonly groupScores: Float64Array,
-    private readonly groupNames: readonly string[],
-    /** Visible children with a cosine. */
-    readonly childCount: number,
-    /** Visible units with a cosine. */
-    readonly unitCount: number,
+    protected readonly index: VectorIndex,
+    protected readonly childScores: Float64Array,
+    protected readonly groupScores: Float64Array,
   ) {}
 
   childCos(id: string): number | undefined {
@@ -71,6 +66,22 @@ export class MaxSimScan {
     const g = this.index.groupOf(id);
     const s = g === undefined ? NaN : (this.groupScores[g] ?? NaN);
     return Number.isNaN(s) ? undefined : s;
+  }
+}
+
+/** One query's cosines: every visible child, and every visible unit by MaxSim. */
+export class MaxSimScan extends MaxSimCosines {
+  constructor(
+    index: VectorIndex,
+    childScores: Float64Array,
+    groupScores: Float64Array,
+    private readonly groupNames: readonly string[],
+    /** Visible children with a cosine. */
+    readonly childCount: number,
+    /** Visible units with a cosine. */
+    readonly unitCount: number,
+  ) {
+    super(index, childScores, groupScores);
   }
 
   /** The best `k` units with cosine ≥ `floor`, best first (ties by id). */
@@ -212,37 +223,69 @@ export class VectorIndex {
     return new MaxSimScan(this, scores, groupScores, this.groupNames, childCount, unitCount);
   }
 
+  /**
+   * The cosines `maxSim` computes, for the given units and their children only: a keyword-only
+   * search needs the cosines of its few candidates (for the trace), not every record's. Each value
+   * is bit-for-bit `maxSim`'s, under the same visibility rules.
+   */
+  maxSimOf(query: Float32Array, units: readonly string[], options: MaxSimOptions & { childrenOf(id: string): Iterable<string> }): MaxSimCosines {
+    const childMask = kindMask(options.children);
+    const unitMask = kindMask(options.units);
+    const q = this.queryRow(query);
+    const childScores = new Float64Array(this.rows).fill(NaN);
+    const groupScores = new Float64Array(this.groupNames.length).fill(NaN);
+    const own = options.filtered ? null : this.groupsWithOwnRow();
+    for (const unit of units) {
+      const g = this.groupNumbers.get(unit);
+      if (g === undefined || !(own ? own[g] === 1 : options.visible(unit))) continue;
+      for (const child of options.childrenOf(unit)) {
+        const slot = this.slots.get(child);
+        if (slot === undefined || this.groups[slot] !== g || !((childMask >> this.kinds[slot]!) & 1)) continue;
+        if (options.filtered && !options.visible(child)) continue;
+        const s = (childScores[slot] = this.rowCos(q, slot));
+        const best = groupScores[g]!;
+        if (Number.isNaN(best) || s > best) groupScores[g] = s;
+      }
+      const slot = this.slots.get(unit);
+      if (!Number.isNaN(groupScores[g]!) || slot === undefined || this.groups[slot] !== g || !((unitMask >> this.kinds[slot]!) & 1)) continue;
+      if (!options.hasVisibleChildren(unit)) groupScores[g] = this.rowCos(q, slot);
+    }
+    return new MaxSimCosines(this, childScores, groupScores);
+  }
+
   /** Cosines of the rows whose kind is in `mask`, NaN elsewhere. */
   private scan(query: Float32Array, mask: number): Float64Array {
     const n = this.rows;
-    const d = this.dim;
-    const m = this.matrix;
     const kinds = this.kinds;
-    const len = Math.min(d, query.length);
-    // The query as float64 (exact: every float32 is a float64), unrolled by four with one running
-    // sum, so each cosine is summed in the same order as `dot` and comes out identical.
-    const q = new Float64Array(len + 3);
-    for (let j = 0; j < len; j++) q[j] = query[j]!;
-    const tail = len & ~3;
+    const q = this.queryRow(query);
     const out = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      if (!((mask >> kinds[i]!) & 1)) {
-        out[i] = NaN;
-        continue;
-      }
-      let sum = 0;
-      let p = i * d;
-      let j = 0;
-      for (; j < tail; j += 4, p += 4) {
-        sum += q[j]! * m[p]!;
-        sum += q[j + 1]! * m[p + 1]!;
-        sum += q[j + 2]! * m[p + 2]!;
-        sum += q[j + 3]! * m[p + 3]!;
-      }
-      for (; j < len; j++, p++) sum += q[j]! * m[p]!;
-      out[i] = sum;
-    }
+    for (let i = 0; i < n; i++) out[i] = (mask >> kinds[i]!) & 1 ? this.rowCos(q, i) : NaN;
     return out;
+  }
+
+  /** The query as float64 (exact: every float32 is a float64), cut to the rows' length. */
+  private queryRow(query: Float32Array): Float64Array {
+    const q = new Float64Array(Math.min(this.dim, query.length));
+    for (let j = 0; j < q.length; j++) q[j] = query[j]!;
+    return q;
+  }
+
+  /** One row's cosine with a query row: unrolled by four with one running sum, in `dot`'s order. */
+  private rowCos(q: Float64Array, slot: number): number {
+    const m = this.matrix;
+    const len = q.length;
+    const tail = len & ~3;
+    let sum = 0;
+    let p = slot * this.dim;
+    let j = 0;
+    for (; j < tail; j += 4, p += 4) {
+      sum += q[j]! * m[p]!;
+      sum += q[j + 1]! * m[p + 1]!;
+      sum += q[j + 2]! * m[p + 2]!;
+      sum += q[j + 3]! * m[p + 3]!;
+    }
+    for (; j < len; j++, p++) sum += q[j]! * m[p]!;
+    return sum;
   }
 
   private groupsWithOwnRow(): Uint8Array {

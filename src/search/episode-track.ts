@@ -81,20 +81,27 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
     keywordRanked.push(hit.id);
   }
 
-  // Exact cosines for every visible child and unit, in one pass over the partition's vectors
-  // (vector-index.ts); the radius only decides leg membership.
-  const scan = vector.maxSim(queryVector, {
+  const maxSimOptions = {
     units: UNIT_KINDS,
     children: CHILD_KINDS,
     filtered: options.filters !== null,
-    visible: (id) => {
+    visible: (id: string) => {
       const record = partition.records.get(id);
       return record !== undefined && passes(record);
     },
     // MaxSim: an episode whose facts are visible is scored by them, not by its own vector.
-    hasVisibleChildren: (id) => partition.childrenOf(id).some(passes),
-  });
-  const vectorTop = scan.topUnits(Math.max(options.pool, FUSION_POOL), floor);
+    hasVisibleChildren: (id: string) => partition.childrenOf(id).some(passes),
+  };
+  // A keyword-only search without a floor (no `keywordEvidence`) answers raw BM25 in BM25 order:
+  // no fused value reaches it, so the vector pass over every record (which the vector leg's
+  // z-scores need) is skipped, and only its candidates' cosines are computed, for the trace. Its
+  // fused values then stand on the keyword leg alone (a vector z of 0).
+  const keywordOnly = !options.legs.includes('vector') && options.keywordEvidence !== true;
+  // Exact cosines for every visible child and unit, in one pass over the partition's vectors
+  // (vector-index.ts); the radius only decides leg membership.
+  const full = keywordOnly ? null : vector.maxSim(queryVector, maxSimOptions);
+  const scan = full ?? vector.maxSimOf(queryVector, keywordRanked.slice(0, options.pool), { ...maxSimOptions, childrenOf: (id) => partition.children.get(id) ?? [] });
+  const vectorTop = full ? full.topUnits(Math.max(options.pool, FUSION_POOL), floor) : [];
   const vectorRanked = vectorTop.map((h) => h.id);
 
   const legOf = new Map<string, Leg[]>();
@@ -107,10 +114,11 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
   // Both legs on one scale: per-query z-scores (scores.ts). An item outside the vector leg (below
   // the radius) stands where the leg found nothing.
   const inVector = (cos: number | undefined) => (cos !== undefined && cos >= floor ? cos : undefined);
-  const keywordScale = legScale(unitBm25.values(), scan.unitCount, 0);
-  const vectorScale = legScale(vectorTop.map((h) => h.score), scan.unitsAtLeast(floor));
-  const childKeyword = legScale(childBm25.values(), scan.childCount, 0);
-  const childVector = legScale(scan.topChildScores(FUSION_POOL), scan.childCount);
+  // Without the vector pass, the keyword z-scores stand over what the keyword leg found.
+  const keywordScale = legScale(unitBm25.values(), full?.unitCount ?? unitBm25.size, 0);
+  const vectorScale = legScale(vectorTop.map((h) => h.score), full?.unitsAtLeast(floor) ?? 0);
+  const childKeyword = legScale(childBm25.values(), full?.childCount ?? childBm25.size, 0);
+  const childVector = legScale(full?.topChildScores(FUSION_POOL) ?? [], full?.childCount ?? 0);
   const fusedOf = (id: string) => fuseLegs(keywordScale.z(unitBm25.get(id)), vectorScale.z(inVector(scan.unitCos(id))));
 
   const out: UnitCandidate[] = [];
@@ -128,7 +136,8 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
         const fused = fuseLegs(childKeyword.z(childBm25.get(c.id)), childVector.z(ccos));
         return { record: c, cos: ccos, bm25: cbm25, fused, score: relevance(fused, options.calibration.child) };
       })
-      .sort((a, b) => b.score - a.score)
+      // Without the vector pass, facts of equal BM25 go by cosine, as their fused values ordered them.
+      .sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0))
       // A plan is often also a fact in the same words: show the statement once, as the plan.
       .filter((c, i, all) => {
         const twin = all.findIndex((o) => o.record.content === c.record.content && o !== c);

@@ -4,12 +4,16 @@
  * per-record reference, and the bounded BM25 component against Orama's own search.
  */
 import fc from 'fast-check';
-import { create, insertMultiple, removeMultiple, search } from '@orama/orama';
+import { count, create, insertMultiple, load, removeMultiple, save, search } from '@orama/orama';
 import { describe, expect, it } from 'vitest';
+import { createMemory } from '../../src/engine.js';
+import { ALL_GROUPS, BoundedBm25, DEFAULT_RELEVANCE, type IndexData } from '../../src/index/bounded-bm25.js';
 import { KEYWORD_POOL, KeywordIndex, ramaTokenizer } from '../../src/index/keyword-index.js';
-import { topK } from '../../src/index/top-k.js';
+import { topK, topKPerGroup } from '../../src/index/top-k.js';
 import { dot, VectorIndex } from '../../src/index/vector-index.js';
+import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
 import type { RecordKind } from '../../src/records.js';
+import { DAY, MONDAY_9AM, remember, said } from '../support/conversations.js';
 
 /** A small deterministic generator, so failures replay. */
 function rng(seed: number): () => number {
@@ -40,6 +44,27 @@ describe('topK', () => {
           .sort((a, b) => scores[b]! - scores[a]! || (key(a) < key(b) ? -1 : 1))
           .slice(0, k);
         expect(topK(scores, scores.length, k, floor, key)).toEqual(expected);
+      }),
+    );
+  });
+});
+
+describe('topKPerGroup', () => {
+  it('keeps the best k of each group, merged in (score desc, id asc) order, for any scores', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: -3, max: 3 }), fc.integer({ min: 0, max: 3 })), { maxLength: 80 }), fc.integer({ min: 0, max: 12 }), (raw, k) => {
+        // Ids are shuffled positions 0..n-1 in reverse, so input order is not id order.
+        const n = raw.length;
+        const ids = Int32Array.from(raw, (_, i) => n - 1 - i);
+        const scores = new Float64Array(n);
+        const groups = new Uint8Array(n);
+        raw.forEach(([score, group], i) => {
+          scores[n - 1 - i] = score;
+          groups[n - 1 - i] = group;
+        });
+        const order = (a: number, b: number) => scores[b]! - scores[a]! || a - b;
+        const expected = [0, 1, 2, 3].flatMap((g) => [...ids].filter((id) => groups[id] === g).sort(order).slice(0, k)).sort(order);
+        expect([...topKPerGroup(ids, n, scores, groups, k)]).toEqual(expected);
       }),
     );
   });
@@ -119,6 +144,23 @@ describe('VectorIndex.maxSim', () => {
         expect(scan.topUnits(10, -Infinity)).toEqual(ranked.slice(0, 10).map(([id, score]) => ({ id, score })));
         expect(scan.unitsAtLeast(0.1)).toBe(ranked.filter(([, s]) => s >= 0.1).length);
         expect(scan.topChildScores(5)).toEqual([...ref.childCos.values()].sort((a, b) => b - a).slice(0, 5));
+        // The bounded scan of a keyword-only search: the same cosines for the units it is given
+        // (and their children), none for the others.
+        const picked = ['e0', 'e5', 'e7', 'e8', 'e9', 'e10', 'e12', 'e20', `e${20 + q}`, 'case', 'nobody'];
+        const childrenOf = (id: string) => [...records.values()].filter((c) => c.parent === id && c.kind === 'atomic_fact').map((c) => c.id);
+        const bounded = index.maxSimOf(query, picked, {
+          units: ['episode', 'knowledge'],
+          children: ['atomic_fact', 'foresight'],
+          filtered,
+          visible,
+          hasVisibleChildren: (id) => [...records.values()].some((c) => c.parent === id && visible(c.id)),
+          childrenOf,
+        });
+        for (const id of records.keys()) {
+          const parent = records.get(id)!.parent;
+          expect(bounded.unitCos(id)).toBe(picked.includes(id) ? ref.unitCos.get(id) : undefined);
+          expect(bounded.childCos(id)).toBe(parent !== null && picked.includes(parent) ? ref.childCos.get(id) : undefined);
+        }
       }
     });
   }
@@ -176,6 +218,56 @@ describe('KeywordIndex (bounded BM25 component)', () => {
     }
   });
 
+  it('keeps its postings right through searches, adds, removals and re-adds (Orama’s scores throughout)', () => {
+    const bounded = new KeywordIndex();
+    const plain = create({ schema: { kind: 'enum', text: 'string' } as const, components: { tokenizer: ramaTokenizer() as never } });
+    const queries = ['tomato garden', 'marathon running in paris', 'doctor birthday'];
+    const check = () => {
+      for (const query of queries) {
+        const all = (search(plain, { term: query, properties: ['text'], limit: docs.length, threshold: 1 } as never) as { hits: { id: string; score: number; document: { kind: RecordKind } }[] }).hits;
+        const got = bounded.search(query, null, 50);
+        const expected = kinds.flatMap((kind) => all.filter((h) => h.document.kind === kind).slice(0, 50)).map((h) => ({ id: h.id, kind: h.document.kind, score: h.score }));
+        expect(got).toEqual(expected.sort((a, b) => b.score - a.score || all.findIndex((h) => h.id === a.id) - all.findIndex((h) => h.id === b.id)));
+      }
+    };
+    const write = (add: typeof docs, remove: string[]) => {
+      bounded.add(add);
+      insertMultiple(plain, add as never, 1000);
+      bounded.remove(remove);
+      removeMultiple(plain, remove);
+    };
+    write(docs.slice(0, 300), []);
+    check();
+    write(docs.slice(300, 600), ['d3', 'd4', 'd299', 'd300']);
+    check();
+    // Re-added under the same ids (Orama gives them their old internal ids), one with new text.
+    write([docs[3]!, { ...docs[4]!, text: 'tomato tomato paris' }], ['d10', 'd11']);
+    check();
+  });
+
+  it('rebuilds its postings from Orama’s own tree after a load', () => {
+    const make = () => {
+      const bm25 = new BoundedBm25(() => KEYWORD_POOL, () => new Uint8Array(docs.length + 2));
+      const db = create({ schema: { kind: 'enum', text: 'string' } as const, components: { tokenizer: ramaTokenizer() as never, index: bm25.component as never } });
+      return { bm25, db };
+    };
+    const first = make();
+    insertMultiple(first.db, docs.slice(0, 500) as never, 1000);
+    removeMultiple(first.db, ['d7', 'd8']);
+    const second = make();
+    load(second.db, JSON.parse(JSON.stringify(save(first.db))));
+    const query = (m: ReturnType<typeof make>, q: string) =>
+      m.bm25.search(m.db.data.index as unknown as IndexData, {
+        tokens: ramaTokenizer().tokenize(q), properties: ['text'], relevance: DEFAULT_RELEVANCE, docsCount: count(m.db), limit: 1000, groups: new Uint8Array(docs.length + 2), groupMask: ALL_GROUPS,
+      });
+    for (const q of ['tomato garden', 'guitar lesson']) {
+      const expected = query(first, q);
+      expect(expected.ids.length).toBeGreaterThan(100);
+      expect(query(second, q)).toEqual(expected);
+    }
+    expect(second.bm25.postingsCount).toBe(first.bm25.postingsCount);
+  });
+
   it('sees documents added after a search (its term cache is dropped on every write)', () => {
     const index = new KeywordIndex();
     index.add([{ id: 'a', kind: 'episode', text: 'tomato garden' }]);
@@ -184,5 +276,28 @@ describe('KeywordIndex (bounded BM25 component)', () => {
     expect(index.search('tomato', null).map((h) => h.id).sort()).toEqual(['a', 'b']);
     index.remove(['a']);
     expect(index.search('tomato', null).map((h) => h.id)).toEqual(['b']);
+  });
+});
+
+describe('keyword-only search', () => {
+  it('answers what it answered with the vector pass: the same episodes, BM25 scores, nested facts and cosines', async () => {
+    const memory = await createMemory({ embedder: await createDefaultEmbedder() });
+    const sessions = [
+      ['I planted tomatoes in the garden on Saturday.', 'The tomato seedlings came from my neighbour Ana.', 'I water the garden every morning before work.'],
+      ['I am training for the Paris marathon in April.', 'My running coach wants three long runs a week.', 'I bought new running shoes for the marathon.'],
+      ['My guitar lesson moved to Thursday evening.', 'I practise guitar for twenty minutes a day.'],
+      ['I booked a flight to Paris for my birthday.', 'The hotel in Paris is near the river.'],
+    ];
+    for (const [i, turns] of sessions.entries()) await remember(memory, `s${i}`, turns.map((t, j) => said('kim', t, MONDAY_9AM + i * DAY + j * 60_000)));
+    for (const query of ['tomato garden', 'Paris marathon running', 'guitar lesson Thursday', 'birthday flight to Paris']) {
+      const skipped = await memory.searchWithTrace({ user_id: 'kim', query, method: 'keyword', top_k: 10 });
+      // A floor makes the keyword leg compute the fused relevance, and with it every cosine.
+      const withVectorPass = await memory.searchWithTrace({ user_id: 'kim', query, method: 'keyword', top_k: 10, min_score: 0 });
+      expect(skipped.response.data.episodes.length).toBeGreaterThan(0);
+      expect(skipped.response.data).toEqual(withVectorPass.response.data);
+      expect(skipped.trace.cosine).toEqual(withVectorPass.trace.cosine);
+      expect(skipped.trace.legs).toEqual(withVectorPass.trace.legs);
+    }
+    await memory.close();
   });
 });
