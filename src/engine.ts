@@ -16,6 +16,7 @@ import { createError, isMemoryError, wrapError } from './errors.js';
 import { storedMetadata } from './contract/metadata.js';
 import { listMemories } from './list.js';
 import { MemoryState, profileId } from './memory-state.js';
+import { keepSnapshots, readSnapshots } from './index/snapshot-keeper.js';
 import type { Embedder, Llm, Reranker } from './models/ports.js';
 import { createLlmReranker } from './models/llm-reranker.js';
 import { fromStored, isMemoryRecord, partitionKey, recordKey, scopedStorageId, searchText, sentBy, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
@@ -156,12 +157,19 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
   const notify = (notice: Notice) => options.onNotice?.(notice);
   const pdf = options.pdf === undefined ? createPdfjsReader() : options.pdf;
 
-  const items = await store.loadAll().catch((error: unknown) => {
-    throw wrapError(error, 'STORAGE_FAILED', 'cannot load the memory');
-  });
+  const [items, stored] = await Promise.all([
+    store.loadAll().catch((error: unknown) => {
+      throw wrapError(error, 'STORAGE_FAILED', 'cannot load the memory');
+    }),
+    readSnapshots(store),
+  ]);
   options.onProgress?.({ phase: 'open', loaded: items.length, total: items.length });
   await reembedIfModelChanged(store, items, embedder, options.onProgress);
   const state = new MemoryState(items);
+  // Keyword indexes kept by the store (IndexedDB): restored instead of rebuilt when the items did not change.
+  const snapshots = store.snapshots
+    ? keepSnapshots(state, store.snapshots, stored, { onError: (error) => notify({ code: 'index.snapshot_failed', message: `The search index could not be kept for the next open (${isMemoryError(error) ? error.code : 'error'}); it is rebuilt from the records then.` }) })
+    : null;
 
   let closed = false;
   let queue: Promise<unknown> = Promise.resolve();
@@ -487,6 +495,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       if (closed) return;
       await queue;
       closed = true;
+      await snapshots?.close();
       await store.close();
     },
   };

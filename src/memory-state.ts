@@ -29,6 +29,8 @@ export class MemoryState {
   private readonly keysByStorageId = new Map<string, string>();
   /** Per session: how many stored episodes cite each message id (so a re-sent message is known). */
   private readonly extracted = new Map<string, Map<string, number>>();
+  /** Called after a batch is applied and when a partition's indexes were built from its records. */
+  onChange: (() => void) | null = null;
 
   constructor(items: readonly StoredItem[] = []) {
     this.apply({ put: [...items], delete: [] });
@@ -124,6 +126,33 @@ export class MemoryState {
   apply(batch: StoreBatch): void {
     for (const id of batch.delete) this.remove(id);
     for (const item of batch.put) this.put(item);
+    if (batch.put.length || batch.delete.length) this.onChange?.();
+  }
+
+  /**
+   * Offers stored keyword snapshots to their partitions: only those stamped `generation`, the
+   * generation of the items this state was loaded from (any other describes other items). Returns
+   * how many were offered; each is still checked when its partition is first searched.
+   */
+  offerSnapshots(stored: ReadonlyMap<string, { generation: number; bytes: Uint8Array }>, generation: number): number {
+    let offered = 0;
+    for (const [key, snapshot] of stored) {
+      const partition = this.partitions.get(key);
+      if (!partition || snapshot.generation !== generation) continue;
+      partition.offerSnapshot(snapshot.bytes, generation);
+      offered++;
+    }
+    return offered;
+  }
+
+  /** Each partition's keyword snapshot for the items at `generation` (what this state holds now), by partition key. */
+  snapshots(generation: number): Map<string, Uint8Array> {
+    const out = new Map<string, Uint8Array>();
+    for (const [key, partition] of this.partitions) {
+      const bytes = partition.snapshotAt(generation);
+      if (bytes) out.set(key, bytes);
+    }
+    return out;
   }
 
   private put(item: StoredItem): void {
@@ -164,7 +193,7 @@ export class MemoryState {
     this.countExtracted(record, 1);
     const pkey = partitionKey(record);
     let partition = this.partitions.get(pkey);
-    if (!partition) this.partitions.set(pkey, (partition = new Partition()));
+    if (!partition) this.partitions.set(pkey, (partition = new Partition(() => this.onChange?.())));
     partition.put(record);
   }
 

@@ -233,6 +233,54 @@ export class BoundedBm25 {
     return { ids, scores: Float64Array.from(ids, (id) => scores[id]!) };
   }
 
+  /**
+   * One property's postings as they are held, for a partition snapshot (`snapshot.ts`): each
+   * term's internal ids and term frequencies (views, valid until the next write), and field lengths.
+   */
+  exportPostings(prop: string): { terms: Map<string, { ids: Int32Array; tf: Float64Array }>; lengths: Float64Array } | null {
+    if (this.stale) return null;
+    const own = this.byProperty.get(prop);
+    if (!own) return null;
+    const terms = new Map<string, { ids: Int32Array; tf: Float64Array }>();
+    for (const [token, p] of own.terms) if (p.n > 0) terms.set(token, { ids: p.ids.subarray(0, p.n), tf: p.tf.subarray(0, p.n) });
+    return { terms, lengths: own.lengths };
+  }
+
+  /**
+   * Takes a snapshot's postings as this property's own, after Orama's `load` of the rest of the
+   * index (statistics, documents) without its tree: the postings are not rebuilt from Orama's tree.
+   */
+  adoptPostings(prop: string, terms: ReadonlyMap<string, { ids: Int32Array<ArrayBuffer>; tf: Float64Array<ArrayBuffer> }>, lengths: Float64Array<ArrayBuffer>): void {
+    const own: PropertyPostings = { terms: new Map(), lengths };
+    for (const [token, given] of terms) {
+      const p = new TermPostings();
+      p.ids = given.ids;
+      p.tf = given.tf;
+      p.n = given.ids.length;
+      own.terms.set(token, p);
+    }
+    this.byProperty.set(prop, own);
+    this.maxId = Math.max(this.maxId, lengths.length - 1);
+    this.stale = false;
+  }
+
+  /** Each of `ids`' term frequencies, read back from the postings (what Orama's per-document record holds). */
+  frequenciesOf(prop: string, ids: ReadonlySet<number>): Map<number, Record<string, number>> {
+    const out = new Map<number, Record<string, number>>();
+    const own = this.byProperty.get(prop);
+    if (!own || ids.size === 0) return out;
+    for (const [token, p] of own.terms) {
+      for (let i = 0; i < p.n; i++) {
+        const id = p.ids[i]!;
+        if (!ids.has(id)) continue;
+        let record = out.get(id);
+        if (!record) out.set(id, (record = {}));
+        record[token] = p.tf[i]!;
+      }
+    }
+    return out;
+  }
+
   /** How many postings are held (for the benchmark's memory figures and the tests). */
   get postingsCount(): number {
     let n = 0;

@@ -3,10 +3,10 @@
  * CJK segmentation) and BM25 scoring. One instance serves one memory partition, so term
  * statistics are the owner's own and no query can reach another owner's documents.
  */
-import { count, create, insertMultiple, removeMultiple, type AnyOrama } from '@orama/orama';
+import { count, create, insertMultiple, load, removeMultiple, type AnyOrama, type RawData } from '@orama/orama';
 import { internalDocumentIDStore } from '@orama/orama/components';
 import type { RecordKind } from '../records.js';
-import { ALL_GROUPS, BoundedBm25, DEFAULT_RELEVANCE } from './bounded-bm25.js';
+import { ALL_GROUPS, BoundedBm25, DEFAULT_RELEVANCE, type IndexData } from './bounded-bm25.js';
 import { tokenize } from './tokenizer.js';
 
 /**
@@ -55,6 +55,8 @@ export class KeywordIndex {
   private readonly bm25: BoundedBm25;
   private readonly tokenizer = ramaTokenizer();
   private count = 0;
+  /** Restored from a snapshot (see `restore`). */
+  private restored = false;
   /** How many hits of each kind a search through Orama's own `search` keeps (read by the component). */
   private limit = KEYWORD_POOL;
   /** Orama's internal document id → its kind's group number (below 32), for the per-kind bound. */
@@ -72,6 +74,42 @@ export class KeywordIndex {
 
   get size(): number {
     return this.count;
+  }
+
+  /**
+   * What a partition snapshot keeps of this index (`snapshot.ts`): Orama's internal ids, each
+   * document's kind, the BM25 statistics, and the component's postings; null while the postings
+   * are being rebuilt. Views into live state: encode them before the next write.
+   */
+  snapshotParts(): KeywordSnapshotParts | null {
+    const postings = this.bm25.exportPostings('text');
+    if (!postings) return null;
+    const data = this.db.data.index as unknown as IndexData;
+    const docs = (this.db.data.docs as { docs: Record<number, { id: string; kind: RecordKind } | undefined> }).docs;
+    return {
+      ids: this.idStore().internalIdToId, kindOf: (internal) => docs[internal]?.kind, fieldLengths: data.fieldLengths.text ?? {},
+      occurrences: data.tokenOccurrences.text ?? {}, avgFieldLength: data.avgFieldLength.text, count: this.count, ...postings,
+    };
+  }
+
+  /**
+   * An index restored from a snapshot through Orama's `load` (internal ids, documents, statistics,
+   * the kind index) with the snapshot's postings handed to the component; Orama's own word tree
+   * then holds only documents added later, which no search reads (see `bounded-bm25.ts`).
+   */
+  static restore(raw: RawData, postings: { terms: ReadonlyMap<string, { ids: Int32Array<ArrayBuffer>; tf: Float64Array<ArrayBuffer> }>; lengths: Float64Array<ArrayBuffer> }): KeywordIndex {
+    const index = new KeywordIndex();
+    load(index.db, raw);
+    index.bm25.adoptPostings('text', postings.terms, postings.lengths);
+    const { docs, count: loaded } = raw.docs as { docs: Record<string, { kind: RecordKind } | undefined>; count: number };
+    index.groups = new Uint8Array(Math.max(1024, postings.lengths.length));
+    for (const key in docs) {
+      const doc = docs[key];
+      if (doc) index.groups[Number(key)] = index.groupOf(doc.kind);
+    }
+    index.count = loaded;
+    index.restored = true;
+    return index;
   }
 
   add(docs: readonly KeywordDoc[]): void {
@@ -92,6 +130,7 @@ export class KeywordIndex {
 
   remove(ids: readonly string[]): void {
     if (ids.length === 0) return;
+    if (this.restored) this.recallFrequencies(ids);
     const removed = removeMultiple(this.db, [...ids], 1000) as number;
     this.count -= removed;
   }
@@ -122,6 +161,21 @@ export class KeywordIndex {
     return Array.from(hits.ids, (internal, i) => ({ id: external[internal - 1]!, kind: this.kinds[this.groups[internal]!]!, score: hits.scores[i]! }));
   }
 
+  /**
+   * A restored index has no per-document term record in Orama for its snapshot's documents: the
+   * ones about to go are read back from the postings, so Orama and the component forget every term.
+   */
+  private recallFrequencies(ids: readonly string[]): void {
+    const store = this.idStore();
+    const frequencies = (this.db.data.index as unknown as IndexData).frequencies.text!;
+    const missing = new Set<number>();
+    for (const id of ids) {
+      const internal = store.idToInternalId.get(id);
+      if (internal !== undefined && !frequencies[internal]) missing.add(internal);
+    }
+    for (const [internal, record] of this.bm25.frequenciesOf('text', missing)) frequencies[internal] = record;
+  }
+
   private idStore(): internalDocumentIDStore.InternalDocumentIDStore {
     return (this.db as unknown as { internalDocumentIDStore: internalDocumentIDStore.InternalDocumentIDStore }).internalDocumentIDStore;
   }
@@ -135,4 +189,17 @@ export class KeywordIndex {
     }
     return g;
   }
+}
+
+/** See `KeywordIndex.snapshotParts`. */
+export interface KeywordSnapshotParts {
+  /** External id of each internal id (internal id − 1). */
+  ids: readonly string[];
+  kindOf(internal: number): RecordKind | undefined;
+  fieldLengths: Record<number, number | undefined>;
+  occurrences: Record<string, number>;
+  avgFieldLength: number | undefined;
+  count: number;
+  terms: Map<string, { ids: Int32Array; tf: Float64Array }>;
+  lengths: Float64Array;
 }

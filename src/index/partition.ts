@@ -1,11 +1,16 @@
 /**
  * One memory partition (app, project, owner): its records and, built on first use, its keyword
  * and vector indexes. Building lazily means opening a memory with many owners costs nothing
- * until one of them is searched.
+ * until one of them is searched. When the store kept a snapshot of the keyword index made from
+ * exactly these records (`offerSnapshot`), the first use restores it instead of tokenising and
+ * inserting every record; a snapshot that fails any check is dropped and the index is built from
+ * the records, which stay the source of truth.
  */
 import type { MemoryRecord, RecordKind } from '../records.js';
 import { searchText } from '../records.js';
 import { KeywordIndex } from './keyword-index.js';
+import { restamp } from './snapshot-codec.js';
+import { decodeKeywordSnapshot, encodeKeywordSnapshot } from './snapshot.js';
 import { VectorIndex } from './vector-index.js';
 
 /** Kinds that take part in search (profiles are fetched, not ranked). */
@@ -17,6 +22,13 @@ export class Partition {
   readonly children = new Map<string, Set<string>>();
   private keyword: KeywordIndex | null = null;
   private vector: VectorIndex | null = null;
+  /** A stored keyword snapshot made at `generation`, not used yet; dropped as soon as a record changes. */
+  private snapshot: { bytes: Uint8Array; generation: number } | null = null;
+  /** Where the indexes came from (null: not built yet). */
+  built: 'snapshot' | 'records' | null = null;
+
+  /** `changed` is called when the indexes were built from the records (so a snapshot is worth keeping). */
+  constructor(private readonly changed?: () => void) {}
 
   get size(): number {
     return this.records.size;
@@ -25,6 +37,7 @@ export class Partition {
   put(record: MemoryRecord): void {
     const previous = this.records.get(record.id);
     if (previous) this.remove(previous.id);
+    this.snapshot = null;
     this.records.set(record.id, record);
     if (record.parent_id && (record.kind === 'atomic_fact' || record.kind === 'foresight')) {
       let set = this.children.get(record.parent_id);
@@ -37,6 +50,7 @@ export class Partition {
   remove(id: string): void {
     const record = this.records.get(id);
     if (!record) return;
+    this.snapshot = null;
     this.records.delete(id);
     if (record.parent_id) this.children.get(record.parent_id)?.delete(id);
     if (this.keyword && SEARCHABLE.has(record.kind)) {
@@ -51,24 +65,70 @@ export class Partition {
     return [...ids].map((c) => this.records.get(c)).filter((r): r is MemoryRecord => r !== undefined);
   }
 
-  /** The indexes, built from the records on first use. */
+  /** The indexes, restored from the offered snapshot or built from the records on first use. */
   indexes(): { keyword: KeywordIndex; vector: VectorIndex } {
     if (!this.keyword) {
-      this.keyword = new KeywordIndex();
+      const records = [...this.records.values()];
       this.vector = new VectorIndex();
-      this.indexRecords([...this.records.values()]);
+      this.keyword = this.restore(records);
+      if (this.keyword) {
+        this.built = 'snapshot';
+        this.indexVectors(records);
+      } else {
+        this.keyword = new KeywordIndex();
+        this.indexRecords(records);
+        this.built = 'records';
+        this.changed?.();
+      }
     }
     return { keyword: this.keyword, vector: this.vector! };
+  }
+
+  /** Offers a stored keyword snapshot made when the items were at `generation` (used by the first `indexes()`). */
+  offerSnapshot(bytes: Uint8Array, generation: number): void {
+    if (!this.keyword) this.snapshot = { bytes, generation };
+  }
+
+  /**
+   * The keyword snapshot to keep for the items at `generation` (the generation of what this
+   * partition holds now): encoded from the index, or the offered one re-stamped when the partition
+   * was neither used nor changed since; null when there is nothing to keep.
+   */
+  snapshotAt(generation: number): Uint8Array | null {
+    if (this.keyword) return encodeKeywordSnapshot(this.keyword, generation);
+    return this.snapshot ? restamp(this.snapshot.bytes, generation) : null;
+  }
+
+  /** The offered snapshot's keyword index, or null when there is none or it fails a check. */
+  private restore(records: readonly MemoryRecord[]): KeywordIndex | null {
+    const offered = this.snapshot;
+    this.snapshot = null;
+    if (!offered) return null;
+    const searchable = records.filter((r) => SEARCHABLE.has(r.kind));
+    try {
+      return decodeKeywordSnapshot(offered.bytes, offered.generation, (id) => {
+        const r = this.records.get(id);
+        return r && SEARCHABLE.has(r.kind) ? { kind: r.kind, text: searchText(r) } : undefined;
+      }, searchable.length);
+    } catch {
+      // Damaged, stale or for other records: the records rebuild it (`built` says which way it went).
+      return null;
+    }
   }
 
   get indexed(): boolean {
     return this.keyword !== null;
   }
 
-  private indexRecords(records: MemoryRecord[]): void {
+  private indexRecords(records: readonly MemoryRecord[]): void {
     const searchable = records.filter((r) => SEARCHABLE.has(r.kind));
     this.keyword!.add(searchable.map((r) => ({ id: r.id, kind: r.kind, text: searchText(r) })));
-    for (const r of searchable) {
+    this.indexVectors(searchable);
+  }
+
+  private indexVectors(records: readonly MemoryRecord[]): void {
+    for (const r of records) {
+      if (!SEARCHABLE.has(r.kind)) continue;
       if (!r.vector) continue;
       // A fact or plan scores its episode (MaxSim); one without an episode scores nothing.
       const child = r.kind === 'atomic_fact' || r.kind === 'foresight';

@@ -37,7 +37,8 @@ async function rawDump(name: string): Promise<string> {
     out.push(keys, values);
   }
   db.close();
-  return JSON.stringify(out, (_k, v: unknown) => (v instanceof Float32Array ? [...v] : v));
+  // Items are stored packed: a pack's body is UTF-8 JSON bytes, shown here as the text it holds.
+  return JSON.stringify(out, (_k, v: unknown) => (v instanceof Float32Array ? [...v] : v instanceof Uint8Array ? new TextDecoder().decode(v) : v));
 }
 
 const page: SealedStorePage = {
