@@ -49,11 +49,22 @@ export interface MaxSimOptions {
 }
 
 /** One query's cosines by record id: a child's own, a unit's by MaxSim (undefined where none was computed). */
-export class MaxSimCosines {
+export interface MaxSimCosines {
+  childCos(id: string): number | undefined;
+  unitCos(id: string): number | undefined;
+}
+
+/** One query's cosines: every visible child, and every visible unit by MaxSim. */
+export class MaxSimScan implements MaxSimCosines {
   constructor(
-    protected readonly index: VectorIndex,
-    protected readonly childScores: Float64Array,
-    protected readonly groupScores: Float64Array,
+    private readonly index: VectorIndex,
+    private readonly childScores: Float64Array,
+    private readonly groupScores: Float64Array,
+    private readonly groupNames: readonly string[],
+    /** Visible children with a cosine. */
+    readonly childCount: number,
+    /** Visible units with a cosine. */
+    readonly unitCount: number,
   ) {}
 
   childCos(id: string): number | undefined {
@@ -66,22 +77,6 @@ export class MaxSimCosines {
     const g = this.index.groupOf(id);
     const s = g === undefined ? NaN : (this.groupScores[g] ?? NaN);
     return Number.isNaN(s) ? undefined : s;
-  }
-}
-
-/** One query's cosines: every visible child, and every visible unit by MaxSim. */
-export class MaxSimScan extends MaxSimCosines {
-  constructor(
-    index: VectorIndex,
-    childScores: Float64Array,
-    groupScores: Float64Array,
-    private readonly groupNames: readonly string[],
-    /** Visible children with a cosine. */
-    readonly childCount: number,
-    /** Visible units with a cosine. */
-    readonly unitCount: number,
-  ) {
-    super(index, childScores, groupScores);
   }
 
   /** The best `k` units with cosine ≥ `floor`, best first (ties by id). */
@@ -232,34 +227,89 @@ export class VectorIndex {
     const childMask = kindMask(options.children);
     const unitMask = kindMask(options.units);
     const q = this.queryRow(query);
-    const childScores = new Float64Array(this.rows).fill(NaN);
-    const groupScores = new Float64Array(this.groupNames.length).fill(NaN);
+    // Maps, not per-row arrays: a few dozen units and their children out of thousands of rows.
+    const childCos = new Map<string, number>();
+    const unitCos = new Map<string, number>();
     const own = options.filtered ? null : this.groupsWithOwnRow();
     for (const unit of units) {
       const g = this.groupNumbers.get(unit);
-      if (g === undefined || !(own ? own[g] === 1 : options.visible(unit))) continue;
+      if (g === undefined || unitCos.has(unit) || !(own ? own[g] === 1 : options.visible(unit))) continue;
+      let best = NaN;
       for (const child of options.childrenOf(unit)) {
         const slot = this.slots.get(child);
         if (slot === undefined || this.groups[slot] !== g || !((childMask >> this.kinds[slot]!) & 1)) continue;
         if (options.filtered && !options.visible(child)) continue;
-        const s = (childScores[slot] = this.rowCos(q, slot));
-        const best = groupScores[g]!;
-        if (Number.isNaN(best) || s > best) groupScores[g] = s;
+        const s = this.rowCos(q, slot);
+        if (!Number.isNaN(s)) childCos.set(child, s);
+        if (Number.isNaN(best) || s > best) best = s;
       }
       const slot = this.slots.get(unit);
-      if (!Number.isNaN(groupScores[g]!) || slot === undefined || this.groups[slot] !== g || !((unitMask >> this.kinds[slot]!) & 1)) continue;
-      if (!options.hasVisibleChildren(unit)) groupScores[g] = this.rowCos(q, slot);
+      if (Number.isNaN(best) && slot !== undefined && this.groups[slot] === g && (unitMask >> this.kinds[slot]!) & 1 && !options.hasVisibleChildren(unit)) {
+        best = this.rowCos(q, slot);
+      }
+      if (!Number.isNaN(best)) unitCos.set(unit, best);
     }
-    return new MaxSimCosines(this, childScores, groupScores);
+    return { childCos: (id) => childCos.get(id), unitCos: (id) => unitCos.get(id) };
   }
 
   /** Cosines of the rows whose kind is in `mask`, NaN elsewhere. */
   private scan(query: Float32Array, mask: number): Float64Array {
     const n = this.rows;
+    const d = this.dim;
+    const m = this.matrix;
     const kinds = this.kinds;
     const q = this.queryRow(query);
+    const len = q.length;
     const out = new Float64Array(n);
-    for (let i = 0; i < n; i++) out[i] = (mask >> kinds[i]!) & 1 ? this.rowCos(q, i) : NaN;
+    const todo = new Int32Array(n);
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      if ((mask >> kinds[i]!) & 1) todo[count++] = i;
+      else out[i] = NaN;
+    }
+    // Eight rows at a time, each with its own running sum in `dot`'s order: one sum is a chain of
+    // dependent additions (bound by their latency), eight independent chains keep the core busy
+    // (measured here: 0.65–0.7× the time of one row at a time). Every cosine is still summed term
+    // by term in the same order, so it comes out identical.
+    let t = 0;
+    for (; t + 8 <= count; t += 8) {
+      const p0 = todo[t]! * d;
+      const p1 = todo[t + 1]! * d;
+      const p2 = todo[t + 2]! * d;
+      const p3 = todo[t + 3]! * d;
+      const p4 = todo[t + 4]! * d;
+      const p5 = todo[t + 5]! * d;
+      const p6 = todo[t + 6]! * d;
+      const p7 = todo[t + 7]! * d;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let s4 = 0;
+      let s5 = 0;
+      let s6 = 0;
+      let s7 = 0;
+      for (let j = 0; j < len; j++) {
+        const x = q[j]!;
+        s0 += x * m[p0 + j]!;
+        s1 += x * m[p1 + j]!;
+        s2 += x * m[p2 + j]!;
+        s3 += x * m[p3 + j]!;
+        s4 += x * m[p4 + j]!;
+        s5 += x * m[p5 + j]!;
+        s6 += x * m[p6 + j]!;
+        s7 += x * m[p7 + j]!;
+      }
+      out[todo[t]!] = s0;
+      out[todo[t + 1]!] = s1;
+      out[todo[t + 2]!] = s2;
+      out[todo[t + 3]!] = s3;
+      out[todo[t + 4]!] = s4;
+      out[todo[t + 5]!] = s5;
+      out[todo[t + 6]!] = s6;
+      out[todo[t + 7]!] = s7;
+    }
+    for (; t < count; t++) out[todo[t]!] = this.rowCos(q, todo[t]!);
     return out;
   }
 
