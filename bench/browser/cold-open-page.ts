@@ -9,7 +9,7 @@ import { cachedModelFetch } from '../../src/models/model-cache.js';
 import { loadStaticModelFromUrl } from '../../src/models/load-static-model.js';
 import { createStaticEmbedder } from '../../src/models/static-embedder.js';
 import type { KnowledgeRecord } from '../../src/records.js';
-import { createIndexedDbStore, deleteIndexedDbMemory } from '../../src/store/indexeddb-store.js';
+import { createIndexedDbStore, deleteIndexedDbMemory, indexedDbName } from '../../src/store/indexeddb-store.js';
 import { writeSnapshot } from './orama-snapshot.js';
 
 export interface SeedResult {
@@ -20,6 +20,8 @@ export interface SeedResult {
   rawUtf8Bytes: number;
   /** Bytes the browser reports for the origin's storage grown by writing the records (IndexedDB), or null. */
   storedBytes: number | null;
+  /** The origin's usage before the records were written (to measure growth later, with snapshots). */
+  usageBefore: number | null;
   /** Length of Orama's JSON snapshot (0 when not built). */
   snapshotChars: number;
   seedMs: number;
@@ -94,7 +96,7 @@ async function seed(name: string, texts: string[], withSnapshot: boolean): Promi
   const snapshotChars = withSnapshot
     ? await step('orama snapshot', () => writeSnapshot(name, embedder.dim, records.map((r, i) => ({ id: r.id, text: `${r.title}\n${r.content}`, embedding: Array.from(vectors[i]!) }))))
     : 0;
-  return { records: records.length, rawBytes, rawUtf8Bytes, storedBytes, snapshotChars, seedMs: Math.round(seeded - start), snapshotMs: Math.round(performance.now() - seeded) };
+  return { records: records.length, rawBytes, rawUtf8Bytes, storedBytes, usageBefore: before, snapshotChars, seedMs: Math.round(seeded - start), snapshotMs: Math.round(performance.now() - seeded) };
 }
 
 async function runEngram(name: string, query: string, cache: boolean): Promise<ColdResult> {
@@ -151,12 +153,34 @@ async function profile(name: string, query: string): Promise<{ ok: boolean; erro
   }
 }
 
+/** The values the memory's database holds, by object store: their payload bytes (pack bodies, vectors, snapshots). */
+async function storedValueBytes(name: string): Promise<{ packs: number; packCount: number; snapshots: number }> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const request = indexedDB.open(indexedDbName(name));
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  const all = (store: string) => new Promise<unknown[]>((resolve, reject) => {
+    const request = db.transaction(store).objectStore(store).getAll();
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  const packs = (await all('packs')) as { body: Uint8Array; vectors: Float32Array }[];
+  const snapshots = (await all('snapshots')) as { bytes: Uint8Array }[];
+  db.close();
+  return {
+    packs: packs.reduce((n, p) => n + p.body.byteLength + p.vectors.byteLength, 0),
+    packCount: packs.length,
+    snapshots: snapshots.reduce((n, s) => n + s.bytes.byteLength, 0),
+  };
+}
+
 const params = new URLSearchParams(location.search);
 const run = params.get('run');
 const name = params.get('name') ?? 'bench';
 const query = params.get('q') ?? 'how long does it take to get to the airport';
-const g = globalThis as unknown as { coldOpen: { seed: typeof seed; profile: typeof profile }; coldResult?: ColdResult };
-g.coldOpen = { seed, profile };
+const g = globalThis as unknown as { coldOpen: { seed: typeof seed; profile: typeof profile; usage: typeof usage; storedValueBytes: typeof storedValueBytes }; coldResult?: ColdResult };
+g.coldOpen = { seed, profile, usage, storedValueBytes };
 if (run === 'engram' || run === 'engram-nocache' || run === 'orama') {
   const started = now();
   (run === 'orama' ? runOrama(name, query) : runEngram(name, query, run === 'engram'))

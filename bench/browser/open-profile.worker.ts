@@ -1,13 +1,16 @@
 /// <reference lib="webworker" />
 /**
  * Times each step of opening a memory separately, inside a worker like the real host: reading the
- * model (Cache API), checking and parsing it, building the tokeniser, reading every item from
- * IndexedDB, building the engine's state, and the first search (which builds the partition's
- * keyword and vector indexes), split into tokenising and indexing.
+ * model (Cache API), checking and parsing it, building the tokeniser, reading every item and the
+ * index snapshots from IndexedDB, building the engine's state, restoring the partition's indexes
+ * from its snapshot (or building them from the records when there is none yet), and for
+ * comparison building the keyword index from the records (tokenising and indexing), then the
+ * first searches of a whole open.
  */
 import { createMemory } from '../../src/engine.js';
 import { KeywordIndex } from '../../src/index/keyword-index.js';
 import { tokenize } from '../../src/index/tokenizer.js';
+import { readSnapshots } from '../../src/index/snapshot-keeper.js';
 import { MemoryState } from '../../src/memory-state.js';
 import { cachedModelFetch } from '../../src/models/model-cache.js';
 import { crc32, parseStaticModel } from '../../src/models/static-model.js';
@@ -32,8 +35,21 @@ self.onmessage = async (event: MessageEvent<{ name: string; modelUrl: string; qu
     const tokenizer = await time('model: build tokeniser', () => createStaticTokenizer(model.words));
     const embedder = createStaticEmbedder(model, tokenizer);
     const store = await time('IndexedDB: open', () => createIndexedDbStore(name, { prefetch: false }));
-    const items = await time('IndexedDB: getAll every item', () => store.loadAll());
-    await time('engine state: group into partitions', () => new MemoryState(items));
+    const items = await time('IndexedDB: read every item (packs)', () => store.loadAll());
+    const stored = await time('IndexedDB: read the index snapshots', () => readSnapshots(store));
+    const state = await time('engine state: group into partitions', () => new MemoryState(items));
+    const generation = store.snapshots!.generation();
+    const partition = [...state.partitions.values()][0]!;
+    const snapshot = stored.get([...state.partitions.keys()][0]!);
+    if (snapshot?.generation === generation) {
+      state.offerSnapshots(stored, generation);
+      await time('keyword index: restore from snapshot (+ vectors)', () => partition.indexes());
+      if (partition.built !== 'snapshot') throw new Error('the stored snapshot was refused');
+    } else {
+      await time('keyword index: build from records (no snapshot yet)', () => partition.indexes());
+    }
+    const encoded = await time('keyword index: encode its snapshot', () => partition.snapshotAt(generation));
+    steps['snapshot size (KiB, not ms)'] = Math.round((encoded?.length ?? 0) / 1024);
     const records = items.filter((i): i is MemoryRecord => i.kind !== 'message');
     const texts = records.map(searchText);
     await time('keyword index: tokenise every record', () => texts.forEach((t) => tokenize(t)));
