@@ -30,7 +30,7 @@ export interface UnitCandidate {
   cos: number;
   /** The unit's own BM25 (0 when the keyword leg did not find it). */
   bm25: number;
-  /** Its evidence: the mean of its own fused value among units and its best child's (scores.ts `unitEvidence`); orders hybrid candidates. */
+  /** Its evidence: the mean of its own fused value among units and its best children's (scores.ts `unitEvidence`); orders hybrid candidates. */
   fused: number;
   /** Calibrated 0..1 relevance: the chance it holds the answer, a monotone map of `fused`. */
   score: number;
@@ -145,7 +145,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
         if (c.record.kind !== all[twin]!.record.kind) return c.record.kind === 'foresight';
         return i < twin;
       });
-    const fused = unitEvidence(fusedOf(id), children.length ? Math.max(...children.map((c) => c.fused)) : undefined);
+    const fused = unitEvidence(fusedOf(id), children.map((c) => c.fused));
     out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs: legOf.get(id) ?? [], children });
   }
   out.sort((a, b) => b.fused - a.fused || (a.record.id < b.record.id ? -1 : 1));

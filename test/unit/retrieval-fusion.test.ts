@@ -35,9 +35,10 @@ describe('leg scales', () => {
 });
 
 describe('evidence and calibration', () => {
-  it('an episode\'s evidence is the mean of its own and its best child\'s; without children, its own', () => {
-    expect(unitEvidence(1, 3)).toBe(2);
-    expect(unitEvidence(1.5, undefined)).toBe(1.5);
+  it('an episode\'s evidence is the mean of its own and its best three children\'s; without children, its own', () => {
+    expect(unitEvidence(1, [3])).toBe(2);
+    expect(unitEvidence(1, [0, 4, 2, 3])).toBe(2);
+    expect(unitEvidence(1.5, [])).toBe(1.5);
   });
 
   it('each kind maps fused values to 0..1, rising, with its own constants', () => {
