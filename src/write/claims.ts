@@ -38,6 +38,12 @@ const THIRD: Record<string, string> = { am: 'is', have: 'has', do: 'does', were:
 const SUBJECT_PRONOUNS = new Set(['i', 'we', 'he', 'she', 'they', 'it', 'you']);
 const THIRD_PRONOUNS = new Set(['he', 'she', 'it', 'they', 'him', 'her', 'them', 'his', 'hers', 'its', 'their', 'theirs', 'himself', 'herself', 'itself', 'themselves']);
 const POSSESSIVE = new Set(['his', 'its', 'their', 'hers', 'theirs']);
+const FIRST_PERSON = new Set(['i', 'my', 'me', 'we', 'our']);
+const CONTENT_TAGS = new Set(['NOUN', 'PROPN', 'NUM', 'ADJ', 'PRON']);
+const CONJUNCTIONS = new Set(['and', 'but', 'so']);
+const SUBJECT_OPENERS = new Set(['my', 'our', 'his', 'her', 'their', 'the']);
+const NOMINAL_TAGS = new Set(['NOUN', 'PROPN', 'ADJ']);
+const PRESENT_FORMS = new Set(['am', 'are', "'re", "'m", 'ca', 'wo', "n't"]);
 const FUTURE = /\b(will|shall|going to|gonna|plan(?:ning)? to|planning on|intend to|intending to|hope to|hoping to|aim to|about to|scheduled|booked|want to|would like to|have to|need to|tomorrow|next)\b/i;
 const SMALL_TALK = /^(thanks?|thank you|you['’]?re welcome|no problem|good (?:morning|night|evening|afternoon)|see you|bye|goodbye|sounds good|that sounds|that['’]?s (?:great|nice|lovely|awesome|cool|good|wonderful|amazing|fun|interesting|exciting|too bad|a shame|sad)|how (?:nice|lovely|cool|fun)|nice|great|cool|awesome|lovely|wonderful|me too|same here|of course|glad to hear)\b/i;
 
@@ -61,19 +67,23 @@ function clauses(tokens: readonly Token[]): Token[][] {
   const newSubjectAt = (k: number): boolean => {
     const t = tokens[k];
     if (!t) return false;
-    if (t.pos === 'PRON' && SUBJECT_PRONOUNS.has(t.lower)) return ['VERB', 'AUX'].includes(tokens[k + 1]?.pos ?? '') || ['ADV'].includes(tokens[k + 1]?.pos ?? '');
+    if (t.pos === 'PRON' && SUBJECT_PRONOUNS.has(t.lower)) {
+      const next = tokens[k + 1]?.pos;
+      return next === 'VERB' || next === 'AUX' || next === 'ADV';
+    }
     // "my husband is …", "Luna is …": a subject of its own, then its verb within a few words
-    if (['my', 'our', 'his', 'her', 'their', 'the'].includes(t.lower) || t.pos === 'PROPN') {
+    if (SUBJECT_OPENERS.has(t.lower) || t.pos === 'PROPN') {
       for (let j = k + 1; j < Math.min(tokens.length, k + 4); j++) {
-        if (['VERB', 'AUX'].includes(tokens[j]!.pos)) return true;
-        if (!['NOUN', 'PROPN', 'ADJ'].includes(tokens[j]!.pos)) return false;
+        const pos = tokens[j]!.pos;
+        if (pos === 'VERB' || pos === 'AUX') return true;
+        if (!NOMINAL_TAGS.has(pos)) return false;
       }
     }
     return false;
   };
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    const conj = ['and', 'but', 'so'].includes(t.lower) && current.some((c) => c.pos === 'VERB' || c.pos === 'AUX');
+    const conj = CONJUNCTIONS.has(t.lower) && current.some((c) => c.pos === 'VERB' || c.pos === 'AUX');
     const afterComma = current[current.length - 1]?.text === ',';
     if (t.text === ':' || t.text === ';' || t.text === '—' || (conj && (tokens[i + 1]?.pos === 'PRON' ? newSubjectAt(i + 1) : afterComma && newSubjectAt(i + 1)))) {
       if (afterComma) current.pop();
@@ -162,7 +172,7 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
     // Pronouns are resolved against what came before; the clause's own names count from the next clause.
     const resolved = resolvePronouns(tokens, mentions, own);
     noteMentions(tokens, speaker.name, mentions, speaker.listener);
-    if (tokens.some((t) => ['i', 'my', 'me', 'we', 'our'].includes(t.lower) && t.pos !== 'PUNCT')) ownClauses.push(tokens);
+    if (tokens.some((t) => FIRST_PERSON.has(t.lower) && t.pos !== 'PUNCT')) ownClauses.push(tokens);
     const claim = rewrite(tokens, speaker, now, resolved);
     if (claim) claims.push(claim);
   }
@@ -187,7 +197,7 @@ function isContent(tokens: readonly Token[]): boolean {
   const words = tokens.filter((t) => t.pos !== 'PUNCT');
   if (words.length < 3) return false;
   if (!tokens.some((t) => t.pos === 'VERB' || t.pos === 'AUX')) return false; // a fragment
-  if (!tokens.some((t) => ['NOUN', 'PROPN', 'NUM', 'ADJ', 'PRON'].includes(t.pos))) return false;
+  if (!tokens.some((t) => CONTENT_TAGS.has(t.pos))) return false;
   const first = words[0]!;
   const last = words[words.length - 1]!;
   if (['this', 'that', 'these', 'those'].includes(first.lower) || ['this', 'that'].includes(last.lower)) return false; // points at words we do not hold
@@ -214,7 +224,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   const firstPerson = tokens.some((t) => (t.lower === 'i' && t.pos === 'PRON') || t.lower === 'my' || t.lower === 'me' || t.lower === 'we' || t.lower === 'our');
   const future = FUTURE.test(evidence) && !/\b(was|were|had|did)\b/i.test(evidence);
   // Past tense from the verbs themselves: a verb that is not its lemma and no -ing or -s form ("took", "moved").
-  const past = !future && tokens.some((t) => (t.pos === 'VERB' || t.pos === 'AUX') && t.lower !== t.lemma && !/(ing|s)$/.test(t.lower) && !['am', 'are', "'re", "'m", 'ca', 'wo', "n't"].includes(t.lower));
+  const past = !future && tokens.some((t) => (t.pos === 'VERB' || t.pos === 'AUX') && t.lower !== t.lemma && !/(ing|s)$/.test(t.lower) && !PRESENT_FORMS.has(t.lower));
   const dates = findDates(evidence, now, future ? false : past || undefined);
   const starts = offsets(tokens);
   const name = speaker.name;
@@ -230,7 +240,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   let namedSubject = false;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    const date = dates.find((d) => d.index === starts[i]);
+    const date = dates.length === 0 ? undefined : dates.find((d) => d.index === starts[i]);
     if (date) {
       // Replace the phrase (and its preposition) by the absolute date; a leading date moves to the end.
       let j = i;

@@ -53,17 +53,22 @@ const TITLES = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'mt', 'sr', 'jr']
 /** True for a token that can be part of a proper name. */
 export function isNameToken(t: Token | undefined): boolean {
   if (!t) return false;
-  if (TITLES.has(t.lower.replace(/\.$/, ''))) return /^\p{Lu}/u.test(t.text);
+  if (TITLES.has(withoutStop(t.lower))) return /^\p{Lu}/u.test(t.text);
   if (t.pos !== 'PROPN' && !(t.pos === 'NOUN' && /^\p{Lu}/u.test(t.text))) return false;
   // A lower-case word the tokenizer kept with its full stop ("the midnight sun." read as "Sun.") is no name.
   if (t.text.endsWith('.') && !/^\p{Lu}/u.test(t.text)) return false;
-  return /^\p{L}/u.test(t.text) && !NOT_NAMES.has(t.lower.replace(/\.$/, ''));
+  return /^\p{L}/u.test(t.text) && !NOT_NAMES.has(withoutStop(t.lower));
+}
+
+/** The word without a full stop the tokenizer kept on it ("dr." → "dr"). */
+function withoutStop(word: string): string {
+  return word.endsWith('.') ? word.slice(0, -1) : word;
 }
 
 /** The proper name starting at token `i` ("St. Mary", "Rio de Janeiro"), as [end index, text], or null. */
 export function properName(tokens: readonly Token[], i: number, sentenceStart = false): [number, string] | null {
   if (!isNameToken(tokens[i])) return null;
-  const isTitle = (t: Token | undefined) => !!t && TITLES.has(t.lower.replace(/\.$/, ''));
+  const isTitle = (t: Token | undefined) => !!t && TITLES.has(withoutStop(t.lower));
   if (isTitle(tokens[i]) && (!isNameToken(tokens[i + 1]) || isTitle(tokens[i + 1]))) return null;
   if (sentenceStart && i === 0) {
     // A capitalised first word is a name only if the model says so, it is no plural of a common
@@ -88,20 +93,29 @@ export function properName(tokens: readonly Token[], i: number, sentenceStart = 
 /** The mentions of a segment so far, newest last. */
 export class Mentions {
   private list: Mention[] = [];
+  /** The listed mention of each name, by its lower-case form (one per name). */
+  private byName = new Map<string, Mention>();
   private counter = 0;
 
   add(m: Omit<Mention, 'order'>): Mention {
-    const existing = this.list.find((e) => e.name.toLowerCase() === m.name.toLowerCase());
+    const key = m.name.toLowerCase();
+    const existing = this.byName.get(key);
     // What a name was first typed as wins over a weaker guess later ("my daughter Emma", then "to Emma").
     const keep = existing && existing.kind !== 'unknown' && !m.role;
     const merged: Mention = { ...m, ...(keep ? { kind: existing.kind, role: existing.role, gender: existing.gender, plural: existing.plural } : {}), order: this.counter++ };
     if (existing) this.list.splice(this.list.indexOf(existing), 1);
     this.list.push(merged);
+    this.byName.set(key, merged);
     return merged;
   }
 
   all(): readonly Mention[] {
     return this.list;
+  }
+
+  /** The order the next mention gets: mentions added (or named again) from here on have this order or a later one. */
+  next(): number {
+    return this.counter;
   }
 
   /** The newest mention a third-person pronoun can stand for, or null when none fits. */
@@ -129,7 +143,8 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const word = t.lower;
-    const possessor = ['my', 'our'].includes(tokens[i - 1]?.lower ?? '') ? owner : tokens[i - 1]?.lower === 'your' && listener ? listener : null;
+    const previous = tokens[i - 1]?.lower;
+    const possessor = previous === 'my' || previous === 'our' ? owner : previous === 'your' && listener ? listener : null;
     if ((SPECIES.has(word) || RELATIONS.has(word)) && (t.pos === 'NOUN' || t.pos === 'PROPN')) {
       const animal = SPECIES.has(word);
       const plural = PLURAL_FAMILY.includes(word);

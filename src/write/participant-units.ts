@@ -10,6 +10,7 @@
 import { extractText } from '../contract/requests.js';
 import { provenanceId, sentBy, type BufferedMessage, type Scope } from '../records.js';
 import type { ExtractedStatement } from './extraction.js';
+import { singleSpaced } from './sentences.js';
 
 /** A passage holds whole sentences up to about this many characters. */
 export const UNIT_CHARS = 300;
@@ -18,7 +19,7 @@ export const UNIT_CHARS = 300;
 function sentences(text: string): string[] {
   return text
     .split(/\n+|(?<=[.!?])\s+(?=[\p{Lu}\p{N}"“(])/u)
-    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .map((s) => singleSpaced(s).trim())
     .filter((s) => /[\p{L}\p{N}]/u.test(s));
 }
 

@@ -39,9 +39,8 @@ function words(tokens: readonly Token[]): string[] {
   return tokens.map((t) => t.lower);
 }
 
-/** Index of the first occurrence of a word sequence, or -1. */
-function find(tokens: readonly Token[], seq: string[], from = 0): number {
-  const w = words(tokens);
+/** Index of the first occurrence of a word sequence in a clause's lower-case words, or -1. */
+function find(w: readonly string[], seq: string[], from = 0): number {
   outer: for (let i = from; i <= w.length - seq.length; i++) {
     for (let k = 0; k < seq.length; k++) if (w[i + k] !== seq[k] && !(seq[k] === '*')) continue outer;
     return i;
@@ -128,11 +127,22 @@ export function namedBelonging(content: string, owner: string): ProfileStatement
   return null;
 }
 
+/** The word sequences that open each kind of statement, in the order they are tried. */
+const NAME_AFTER: string[][] = [['my', 'name', 'is'], ['call', 'me'], ['i', 'am', 'called'], ['i', 'go', 'by']];
+const LOCATION_AFTER: string[][] = [['i', 'live', 'in'], ['i', 'am', 'living', 'in'], ['i', 'have', 'been', 'living', 'in'], ['i', 'reside', 'in'], ['i', 'am', 'based', 'in'], ['i', 'moved', 'to'], ['i', 'just', 'moved', 'to'], ['i', 'have', 'moved', 'to'], ['i', 'recently', 'moved', 'to'], ['i', 'relocated', 'to'], ['we', 'moved', 'to'], ['we', 'live', 'in'], ['i', 'now', 'live', 'in'], ['i', 'live', 'in', 'the', 'city', 'of']];
+const WORKPLACE_AFTER: string[][] = [['i', 'work', 'at'], ['i', 'work', 'for'], ['i', 'am', 'working', 'at'], ['i', 'am', 'working', 'for'], ['i', 'work', 'in'], ['i', 'just', 'started', 'at'], ['i', 'started', 'working', 'at'], ['i', 'joined']];
+const DISLIKE_AFTER: string[][] = [['i', 'do', "n't", 'like'], ['i', 'do', 'not', 'like'], ['i', 'hate'], ['i', 'really', 'hate'], ['i', 'dislike'], ['i', 'ca', "n't", 'stand'], ['i', 'can', 'not', 'stand'], ['i', 'cannot', 'stand'], ['i', 'detest'], ['i', 'do', "n't", 'enjoy']];
+const LIKE_AFTER: string[][] = [['i', 'love'], ['i', 'like'], ['i', 'enjoy'], ['i', 'adore'], ['i', 'really', 'love'], ['i', 'really', 'like'], ['i', 'really', 'enjoy'], ['i', 'absolutely', 'love'], ['i', 'am', 'a', 'big', 'fan', 'of'], ['i', 'am', 'a', 'fan', 'of'], ['i', 'am', 'a', 'huge', 'fan', 'of'], ['i', 'am', 'into'], ['i', 'am', 'really', 'into'], ['i', 'am', 'passionate', 'about'], ['my', 'favorite', '*', 'is'], ['my', 'favourite', '*', 'is']];
+const ALLERGY_AFTER: string[][] = [['i', 'am', 'allergic', 'to'], ['i', 'have', 'an', 'allergy', 'to'], ['i', 'am', 'severely', 'allergic', 'to'], ['i', 'am', 'very', 'allergic', 'to']];
+const WORK_AS: string[][] = [['i', 'work', 'as'], ['i', 'am', 'working', 'as'], ['i', 'have', 'been', 'working', 'as'], ['i', 'worked', 'as']];
+
 /** The profile statements in one first-person clause (its words as spoken). */
 export function profileStatements(tokens: readonly Token[]): ProfileStatement[] {
   const out: ProfileStatement[] = [];
   const w = words(tokens);
-  const at = (seq: string[]) => find(tokens, seq);
+  // The clause as one string, for the patterns that read it whole (made once, not per pattern).
+  const joined = w.join(' ');
+  const at = (seq: string[]) => find(w, seq);
   const after = (seqs: string[][], read: (i: number) => string | null, field: ProfileField) => {
     for (const seq of seqs) {
       const i = at(seq);
@@ -145,23 +155,23 @@ export function profileStatements(tokens: readonly Token[]): ProfileStatement[] 
     }
     return false;
   };
-  const negated = /\b(not|never|n't|no longer)\b/.test(w.join(' '));
+  const negated = /\b(not|never|n't|no longer)\b/.test(joined);
 
   // Name
-  after([['my', 'name', 'is'], ['call', 'me'], ['i', 'am', 'called'], ['i', 'go', 'by']], (i) => place(tokens, i), 'name');
+  after(NAME_AFTER, (i) => place(tokens, i), 'name');
   if (w[0] === 'i' && w[1] === 'am') {
     const name = properName(tokens, 2);
     if (name && (name[0] === tokens.length || [',', '.', '!', 'and'].includes(w[name[0]] ?? ''))) out.push({ field: 'name', value: name[1] });
   }
   // Age
-  const age = /\bi am (\d{1,3})(?: years? old)?\b(?! (?:minutes|hours|days|weeks|months|km|miles|kg|percent))|\bi (?:just )?turned (\d{1,3})\b/.exec(w.join(' '));
+  const age = /\bi am (\d{1,3})(?: years? old)?\b(?! (?:minutes|hours|days|weeks|months|km|miles|kg|percent))|\bi (?:just )?turned (\d{1,3})\b/.exec(joined);
   if (age && Number(age[1] ?? age[2]) < 120) out.push({ field: 'age', value: age[1] ?? age[2]! });
   // Where they live (not where they will move: that is a plan)
-  if (!negated && !/\b(will|going to|gonna|plan|planning|want|would|might|hope|used to|next)\b/.test(w.join(' '))) {
-    after([['i', 'live', 'in'], ['i', 'am', 'living', 'in'], ['i', 'have', 'been', 'living', 'in'], ['i', 'reside', 'in'], ['i', 'am', 'based', 'in'], ['i', 'moved', 'to'], ['i', 'just', 'moved', 'to'], ['i', 'have', 'moved', 'to'], ['i', 'recently', 'moved', 'to'], ['i', 'relocated', 'to'], ['we', 'moved', 'to'], ['we', 'live', 'in'], ['i', 'now', 'live', 'in'], ['i', 'live', 'in', 'the', 'city', 'of']], (i) => place(tokens, i), 'location');
+  if (!negated && !/\b(will|going to|gonna|plan|planning|want|would|might|hope|used to|next)\b/.test(joined)) {
+    after(LOCATION_AFTER, (i) => place(tokens, i), 'location');
     const from = at(['moved', 'from']);
     if (from >= 0) {
-      const to = find(tokens, ['to'], from + 2);
+      const to = find(w, ['to'], from + 2);
       if (to >= 0) {
         const value = place(tokens, to + 1);
         if (value) out.push({ field: 'location', value });
@@ -171,7 +181,7 @@ export function profileStatements(tokens: readonly Token[]): ProfileStatement[] 
   // Occupation and workplace
   if (!negated) {
     const asAt = ((): number => {
-      for (const seq of [['i', 'work', 'as'], ['i', 'am', 'working', 'as'], ['i', 'have', 'been', 'working', 'as'], ['i', 'worked', 'as']]) {
+      for (const seq of WORK_AS) {
         const i = at(seq);
         if (i >= 0 && seq[1] !== 'worked') return i + seq.length;
       }
@@ -195,17 +205,17 @@ export function profileStatements(tokens: readonly Token[]): ProfileStatement[] 
         }
       }
     }
-    after([['i', 'work', 'at'], ['i', 'work', 'for'], ['i', 'am', 'working', 'at'], ['i', 'am', 'working', 'for'], ['i', 'work', 'in'], ['i', 'just', 'started', 'at'], ['i', 'started', 'working', 'at'], ['i', 'joined']], (i) => workplace(tokens, i), 'workplace');
+    after(WORKPLACE_AFTER, (i) => workplace(tokens, i), 'workplace');
   }
   // Likes, dislikes, allergies
-  if (!/\b(would|should|could)\b/.test(w.join(' '))) {
-    const dislike = after([['i', 'do', "n't", 'like'], ['i', 'do', 'not', 'like'], ['i', 'hate'], ['i', 'really', 'hate'], ['i', 'dislike'], ['i', 'ca', "n't", 'stand'], ['i', 'can', 'not', 'stand'], ['i', 'cannot', 'stand'], ['i', 'detest'], ['i', 'do', "n't", 'enjoy']], (i) => object(tokens, i), 'dislikes');
-    if (!dislike && !negated) after([['i', 'love'], ['i', 'like'], ['i', 'enjoy'], ['i', 'adore'], ['i', 'really', 'love'], ['i', 'really', 'like'], ['i', 'really', 'enjoy'], ['i', 'absolutely', 'love'], ['i', 'am', 'a', 'big', 'fan', 'of'], ['i', 'am', 'a', 'fan', 'of'], ['i', 'am', 'a', 'huge', 'fan', 'of'], ['i', 'am', 'into'], ['i', 'am', 'really', 'into'], ['i', 'am', 'passionate', 'about'], ['my', 'favorite', '*', 'is'], ['my', 'favourite', '*', 'is']], (i) => object(tokens, i), 'likes');
+  if (!/\b(would|should|could)\b/.test(joined)) {
+    const dislike = after(DISLIKE_AFTER, (i) => object(tokens, i), 'dislikes');
+    if (!dislike && !negated) after(LIKE_AFTER, (i) => object(tokens, i), 'likes');
   }
   if (!negated) {
-    after([['i', 'am', 'allergic', 'to'], ['i', 'have', 'an', 'allergy', 'to'], ['i', 'am', 'severely', 'allergic', 'to'], ['i', 'am', 'very', 'allergic', 'to']], (i) => object(tokens, i), 'allergies');
+    after(ALLERGY_AFTER, (i) => object(tokens, i), 'allergies');
     const allergy = at(['allergy']);
-    if (allergy >= 2 && w[allergy - 2] === 'a' && /\bi have\b/.test(w.join(' '))) out.push({ field: 'allergies', value: tokens[allergy - 1]!.text });
+    if (allergy >= 2 && w[allergy - 2] === 'a' && /\bi have\b/.test(joined)) out.push({ field: 'allergies', value: tokens[allergy - 1]!.text });
   }
   belongings(tokens, out);
   return out;

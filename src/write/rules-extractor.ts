@@ -14,7 +14,7 @@ import { buildEntityGraph } from './entity-graph.js';
 import { english, type Language } from './language.js';
 import { Mentions, type Mention } from './mentions.js';
 import { LIST_FIELDS, namedBelonging, profileStatements, type ProfileHistoryEntry, type ProfileStatement } from './profile-rules.js';
-import { analyse, clip, escapeRegExp, type Sentence, type Token } from './sentences.js';
+import { analyse, clip, escapeRegExp, singleSpaced, type Sentence, type Token } from './sentences.js';
 
 const INTRODUCTION = /^(?:I am|[Mm]y name is|[Cc]all me|I am called)\s+(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)[.!]?$/u;
 const GENERIC = /^(thing|time|lot|way|day|week|month|year|today|tomorrow|yesterday|bit|kind|sort|people|something|anything|everything|question|answer|help|idea|thanks|message)$/;
@@ -53,7 +53,8 @@ export function readSegment(segment: Segment, names: Map<string, string>, langua
     const others = participants.filter((n) => n !== name);
     const listener = others.length === 1 ? others[0]! : null;
     const sentences = analyse(extractText(message.content), language);
-    const before = new Set(mentions.all().map((m) => `${m.name}#${m.order}`));
+    // Mentions this message adds or names again are those from this order on.
+    const firstNew = mentions.next();
     const claims: Claim[] = [];
     const dates: ResolvedDate[] = [];
     const ownClauses: Token[][] = [];
@@ -76,7 +77,7 @@ export function readSegment(segment: Segment, names: Map<string, string>, langua
       // Sentences that make no claim (questions, replies) still name dates for the narrative.
       dates.push(...(own.length ? own.flatMap((c) => c.dates) : findDates(s.text, message.timestamp)));
     }
-    const mentioned = mentions.all().filter((m) => !before.has(`${m.name}#${m.order}`) && !participants.includes(m.name));
+    const mentioned = mentions.all().filter((m) => m.order >= firstNew && !participants.includes(m.name));
     const statements = message.role !== 'user' ? [] : [
       ...ownClauses.flatMap((tokens) => profileStatements(tokens).map((st) => ({ ...st, claim: claims.find((c) => c.tokens === tokens) ?? null }))),
       // "Her name is Mochi." after "my cat": the pronoun was resolved to "Aiko's cat" in the claim.
@@ -107,7 +108,7 @@ function statementsOf(reading: Reading): { facts: ExtractedStatement[]; foresigh
 
 /** The message's words with each date phrase followed by its absolute date: "yesterday (2026-11-28)". */
 function annotated(reading: Reading): string {
-  let text = extractText(reading.message.content).replace(/\s+/g, ' ').trim();
+  let text = singleSpaced(extractText(reading.message.content)).trim();
   let from = 0;
   for (const d of reading.dates) {
     const at = text.indexOf(d.phrase, from);

@@ -44,8 +44,11 @@ export function expandContractions(text: string): string {
   return out;
 }
 
+// One segmenter for every call: building one loads ICU's rules, far dearer than segmenting a line.
+let segmenter: Intl.Segmenter | undefined;
+
 function cjkSentences(text: string): string[] {
-  const segmenter = new Intl.Segmenter(undefined, { granularity: 'sentence' });
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'sentence' });
   return [...segmenter.segment(text)].map((s) => s.segment.trim()).filter(Boolean);
 }
 
@@ -86,13 +89,17 @@ function english(text: string, { nlp, its }: Language): Sentence[] {
 /** Verbs the lite model often tags as plural nouns after a name ("Ana lives in Braga"). */
 const THIRD_PERSON_VERBS = new Set(['lives', 'works', 'loves', 'likes', 'hates', 'plays', 'runs', 'walks', 'goes', 'wants', 'needs', 'says', 'teaches', 'studies', 'owns', 'moves', 'visits', 'cooks', 'travels', 'swims', 'drives', 'sleeps', 'stays', 'starts']);
 
+const SUBJECT_TAGS = new Set(['PROPN', 'PRON', 'NOUN']);
+const AFTER_VERB_TAGS = new Set(['ADP', 'DET', 'PRON', 'ADV', 'PART', 'PROPN', 'NUM', 'PUNCT']);
+
 function retagVerbs(tokens: Token[]): void {
-  tokens.forEach((t, i) => {
-    if (t.pos !== 'NOUN' || !THIRD_PERSON_VERBS.has(t.lower)) return;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.pos !== 'NOUN' || !THIRD_PERSON_VERBS.has(t.lower)) continue;
     const before = tokens[i - 1]?.pos ?? '';
     const after = tokens[i + 1]?.pos ?? 'PUNCT';
-    if (['PROPN', 'PRON', 'NOUN'].includes(before) && ['ADP', 'DET', 'PRON', 'ADV', 'PART', 'PROPN', 'NUM', 'PUNCT'].includes(after)) t.pos = 'VERB';
-  });
+    if (SUBJECT_TAGS.has(before) && AFTER_VERB_TAGS.has(after)) t.pos = 'VERB';
+  }
 }
 
 /** Tokens back to text, with their original spacing. */
@@ -109,9 +116,17 @@ export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Whitespace that folding to single spaces changes: a run, or one that is not a plain space. */
+const SPACING = /\s\s|[^\S ]/;
+
+/** Every run of whitespace as one space (the text itself when it has nothing to fold: no copy). */
+export function singleSpaced(text: string): string {
+  return SPACING.test(text) ? text.replace(/\s+/g, ' ') : text;
+}
+
 /** The first `max` characters of a text, cut at a word boundary, with an ellipsis when cut. */
 export function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = singleSpaced(text).trim();
   if (flat.length <= max) return flat;
   const cut = flat.slice(0, max - 1);
   const space = cut.lastIndexOf(' ');
