@@ -126,11 +126,11 @@ export interface FusedCalibration {
  * that the item's session holds the answer, which is what the granularity competition needs to
  * weigh one against the other. A fused value is a standardised quantity, so the constants serve
  * any embedding model. Fitted by `bench/calibrate.ts` (Platt scaling over the top 50 candidates)
- * on the fit half of LongMemEval-S, protocols (a) and (b) (`--limit a=150,b=40`).
+ * on the fit half of LongMemEval-S, protocols (a), (b) and (c) (`--protocol abc --limit a=160,b=40,c=40`).
  */
 export const FUSED_CALIBRATION: { unit: FusedCalibration; child: FusedCalibration } = {
-  unit: { slope: 2.6443, bias: -5.6528 },
-  child: { slope: 2.2389, bias: -3.756 },
+  unit: { slope: 3.1207, bias: -5.1909 },
+  child: { slope: 2.2064, bias: -3.6758 },
 };
 
 /** The chance that an item holds the answer, given its fused value. */
