@@ -14,7 +14,7 @@ import {
   loadStaticModelFromUrl,
 } from '../../src/models/load-static-model.js';
 import { createStaticEmbedder, type StaticEmbedder } from '../../src/models/static-embedder.js';
-import { crc32, parseStaticModel, type StaticModel } from '../../src/models/static-model.js';
+import { crc32, encodeStaticModel, parseStaticModel, type StaticModel } from '../../src/models/static-model.js';
 import { porterStem, splitWords } from '../../src/models/static-tokenizer.js';
 
 /**
@@ -193,6 +193,31 @@ describe('bundled static model', () => {
     const batch = await embedder.embed(AGREEMENT_TEXTS);
     const reversed = (await embedder.embed([...AGREEMENT_TEXTS].reverse())).reverse();
     expect(maxAbsDiff(batch, reversed)).toBe(0);
+  });
+});
+
+/** A word's vector the plain way: one column at a time, each summing its words in order. */
+function referenceVector(m: StaticModel, ids: readonly number[]): Float32Array {
+  const sum = new Float64Array(m.dim);
+  for (let k = 0; k < m.dim; k++) for (const id of ids) if (id > 0 && id <= m.vocabSize) sum[k] = sum[k]! + m.table[id * m.dim + k]! * m.scales[id]!;
+  const norm = Math.sqrt(sum.reduce((a, x) => a + x * x, 0));
+  return Float32Array.from(sum, (x) => (norm > 0 ? x / norm : 0));
+}
+
+describe('summing rows', () => {
+  it('gives every column the sum of its words in order, for widths that are and are not a multiple of four', () => {
+    for (const dim of [4, 6, 7]) {
+      const words = ['alpha', 'beta', 'gamma'];
+      const table = Int8Array.from({ length: (words.length + 1) * dim }, (_, i) => (i < dim ? 0 : ((i * 37) % 255) - 127));
+      const scales = Float32Array.from([0, 0.013, 0.0071, 0.029]);
+      const small = parseStaticModel(encodeStaticModel({ meta: { name: 'tiny', version: '1' }, dim, words, scales, table }));
+      const tiny = createStaticEmbedder(small);
+      for (const ids of [[1], [1, 2, 3], [3, 3, 1, 2, 2], []]) expect(tiny.embedIds(ids)).toEqual(referenceVector(small, ids));
+    }
+    for (const text of PARAPHRASES.flat()) {
+      const ids = embedder.tokenizer.encode(text);
+      expect(embedder.embedIds(ids)).toEqual(referenceVector(model, ids));
+    }
   });
 });
 
