@@ -20,8 +20,8 @@ export interface SeedResult {
   rawUtf8Bytes: number;
   /** Bytes the browser reports for the origin's storage grown by writing the records (IndexedDB), or null. */
   storedBytes: number | null;
-  /** The origin's usage before the records were written (to measure growth later, with snapshots). */
-  usageBefore: number | null;
+  /** The origin's usage at the end of seeding (Orama's snapshot included), to measure what the first open adds. */
+  usageAfterSeed: number | null;
   /** Length of Orama's JSON snapshot (0 when not built). */
   snapshotChars: number;
   seedMs: number;
@@ -96,7 +96,7 @@ async function seed(name: string, texts: string[], withSnapshot: boolean): Promi
   const snapshotChars = withSnapshot
     ? await step('orama snapshot', () => writeSnapshot(name, embedder.dim, records.map((r, i) => ({ id: r.id, text: `${r.title}\n${r.content}`, embedding: Array.from(vectors[i]!) }))))
     : 0;
-  return { records: records.length, rawBytes, rawUtf8Bytes, storedBytes, usageBefore: before, snapshotChars, seedMs: Math.round(seeded - start), snapshotMs: Math.round(performance.now() - seeded) };
+  return { records: records.length, rawBytes, rawUtf8Bytes, storedBytes, usageAfterSeed: await usage(), snapshotChars, seedMs: Math.round(seeded - start), snapshotMs: Math.round(performance.now() - seeded) };
 }
 
 async function runEngram(name: string, query: string, cache: boolean): Promise<ColdResult> {

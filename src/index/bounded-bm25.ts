@@ -62,9 +62,12 @@ type Load = (store: unknown, raw: unknown) => IndexData;
 
 /** One term's documents: internal ids and Orama's term frequency for each, `n` of them in use. */
 class TermPostings {
-  ids: Int32Array = new Int32Array(4);
-  tf: Float64Array = new Float64Array(4);
-  n = 0;
+  // Given (a snapshot's postings, see `adoptPostings`) or empty; the defaults are only made when not given.
+  constructor(
+    public ids: Int32Array = new Int32Array(4),
+    public tf: Float64Array = new Float64Array(4),
+    public n = 0,
+  ) {}
 
   add(id: number, tf: number): void {
     if (this.n === this.ids.length) {
@@ -252,13 +255,7 @@ export class BoundedBm25 {
    */
   adoptPostings(prop: string, terms: ReadonlyMap<string, { ids: Int32Array<ArrayBuffer>; tf: Float64Array<ArrayBuffer> }>, lengths: Float64Array<ArrayBuffer>): void {
     const own: PropertyPostings = { terms: new Map(), lengths };
-    for (const [token, given] of terms) {
-      const p = new TermPostings();
-      p.ids = given.ids;
-      p.tf = given.tf;
-      p.n = given.ids.length;
-      own.terms.set(token, p);
-    }
+    for (const [token, given] of terms) own.terms.set(token, new TermPostings(given.ids, given.tf, given.ids.length));
     this.byProperty.set(prop, own);
     this.maxId = Math.max(this.maxId, lengths.length - 1);
     this.stale = false;

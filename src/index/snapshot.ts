@@ -60,6 +60,9 @@ export function encodeKeywordSnapshot(index: KeywordIndex, generation: number): 
   // Terms with their document frequency and postings. A term frequency is kept as the count it
   // was made from (Orama's tf = count / field length), checked to give the same float back.
   out.varint(terms.size);
+  let total = 0;
+  for (const p of terms.values()) total += p.ids.length;
+  out.varint(total);
   for (const [token, p] of terms) {
     if (occurrences[token] !== p.ids.length) return null;
     out.string(token);
@@ -123,13 +126,17 @@ export function decodeKeywordSnapshot(bytes: Uint8Array, generation: number, sou
   const avg = input.byte() === 1 ? input.f64() : undefined;
   const termCount = input.varint();
   if (termCount > bytes.length) throw new SnapshotRejected('content');
+  const total = input.varint();
+  if (total > bytes.length) throw new SnapshotRejected('content');
   const occurrences: Record<string, number> = {};
   const terms = new Map<string, { ids: Int32Array<ArrayBuffer>; tf: Float64Array<ArrayBuffer> }>();
+  let at = 0;
   for (let t = 0; t < termCount; t++) {
     const token = input.string();
     const n = input.varint();
-    if (n > present || terms.has(token)) throw new SnapshotRejected('content');
-    const postingIds = new Int32Array(n);
+    if (n > present || at + n > total || terms.has(token)) throw new SnapshotRejected('content');
+    // One small pair of arrays per term: measured faster to make than views into one large pair.
+    const ids = new Int32Array(n);
     const tf = new Float64Array(n);
     let previous = 0;
     for (let i = 0; i < n; i++) {
@@ -138,12 +145,14 @@ export function decodeKeywordSnapshot(bytes: Uint8Array, generation: number, sou
       const length = fieldLengths[id];
       if (length === undefined) throw new SnapshotRejected('content');
       previous = id;
-      postingIds[i] = id;
+      ids[i] = id;
       tf[i] = input.varint() / length;
     }
     occurrences[token] = n;
-    terms.set(token, { ids: postingIds, tf });
+    terms.set(token, { ids, tf });
+    at += n;
   }
+  if (at !== total) throw new SnapshotRejected('content');
   if (!input.done) throw new SnapshotRejected('content');
   const raw = {
     internalDocumentIDStore: { internalIdToId: ids },

@@ -47,6 +47,8 @@ export interface IndexedDbStoreOptions {
    * the first `loadAll` overlaps whatever the caller does meanwhile (loading the embedding model). Default true.
    */
   prefetch?: boolean;
+  /** Items per pack written from now on (default `PACK_ITEMS`; packs already written keep their size). */
+  packItems?: number;
 }
 
 /** The IndexedDB database name of a named memory. */
@@ -71,6 +73,7 @@ interface Contents {
 export async function createIndexedDbStore(name: string, options: IndexedDbStoreOptions = {}): Promise<StorageAdapter> {
   checkName(name);
   const durability = options.durability ?? 'strict';
+  const packItems = Math.max(1, Math.floor(options.packItems ?? PACK_ITEMS));
   let lost: string | null = null;
   let closed = false;
   let db: IDBPDatabase;
@@ -221,18 +224,18 @@ export async function createIndexedDbStore(name: string, options: IndexedDbStore
       if (!ids) drop.set(pack, (ids = new Set()));
       ids.add(id);
     }
-    // New items fill the last pack, then new packs of PACK_ITEMS.
+    // New items fill the last pack, then new packs of `packItems`.
     const incoming = [...fresh.values()];
     const last = sizes.size ? Math.max(...sizes.keys()) : -1;
     const into = new Map<number, StoredItem[]>();
     let next = last + 1;
-    let room = last >= 0 ? PACK_ITEMS - (sizes.get(last)! - (drop.get(last)?.size ?? 0)) : 0;
+    let room = last >= 0 ? packItems - (sizes.get(last)! - (drop.get(last)?.size ?? 0)) : 0;
     let start = 0;
     if (room > 0 && incoming.length) {
       into.set(last, incoming.slice(0, room));
       start = room;
     }
-    for (; start < incoming.length; start += PACK_ITEMS) into.set(next++, incoming.slice(start, start + PACK_ITEMS));
+    for (; start < incoming.length; start += packItems) into.set(next++, incoming.slice(start, start + packItems));
     room = 0;
 
     const nextSizes = new Map(sizes);
