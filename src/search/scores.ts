@@ -147,12 +147,12 @@ export type Knots = readonly (readonly [number, number])[];
  * place, an episode that came in through its fact and carries the fact's chance), and selection
  * shifts the chance a score stands for; these knots map the score of a shown item to the rate at
  * which such items held the answer, fitted by `bench/calibrate.ts` on what hybrid search returns
- * for the fit half (top_k 10; `--limit a=160,b=40`) and checked by `bench:quality` on the other
+ * for the fit half (top_k 10; `--protocol abc --limit a=230,b=80,c=80`) and checked by `bench:quality` on the other
  * half (its reliability table). Monotone, so the order of the answer does not change.
  */
 export const WIRE_KNOTS: { episode: Knots; fact: Knots } = {
-  episode: [[0.0068, 0.001], [0.0146, 0.0039], [0.0207, 0.0084], [0.0237, 0.0094], [0.0309, 0.0131], [0.0428, 0.024], [0.0561, 0.0583], [0.1182, 0.1362], [0.389, 0.3871], [0.8013, 0.77], [0.9833, 0.9755]],
-  fact: [[0.0043, 0.001], [0.0083, 0.0093], [0.0115, 0.0144], [0.0145, 0.0233], [0.0184, 0.0282], [0.0227, 0.0323], [0.0296, 0.0513], [0.0444, 0.0777], [0.0718, 0.1446], [0.099, 0.185], [0.135, 0.2251], [0.207, 0.2664], [0.3149, 0.3551], [0.4202, 0.4783], [0.5576, 0.5546], [0.7112, 0.6748], [0.8484, 0.7706], [0.9407, 0.8769], [0.9926, 0.9414]],
+  episode: [[0.0097, 0.001], [0.0168, 0.002], [0.0235, 0.0036], [0.0366, 0.0268], [0.0644, 0.0695], [0.1261, 0.1459], [0.2419, 0.2424], [0.4273, 0.453], [0.6755, 0.7213], [0.8772, 0.8864], [0.9703, 0.9568], [0.9966, 0.999]],
+  fact: [[0.0046, 0.001], [0.0072, 0.0095], [0.0096, 0.0105], [0.0113, 0.012], [0.0134, 0.0238], [0.0166, 0.0251], [0.0223, 0.0423], [0.0313, 0.07], [0.0397, 0.1062], [0.0468, 0.1111], [0.0552, 0.1123], [0.0742, 0.1591], [0.1004, 0.2209], [0.1333, 0.261], [0.1672, 0.2767], [0.1973, 0.3495], [0.2402, 0.3817], [0.3003, 0.4103], [0.3896, 0.5182], [0.5043, 0.5776], [0.5922, 0.5887], [0.6754, 0.6585], [0.7512, 0.7279], [0.8306, 0.7574], [0.8998, 0.8571], [0.9473, 0.8769], [0.9782, 0.924], [0.9943, 0.9593], [0.9992, 0.9941]],
 };
 
 /** The monotone piecewise-linear map through `knots`, anchored at (0, 0) and (1, 1). */
