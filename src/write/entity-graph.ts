@@ -72,8 +72,18 @@ function predicateOf(words: readonly string[]): string {
   return (PREPOSITIONS.has(words[words.length - 1]!) ? words : words.slice(0, 1)).join('_');
 }
 
+/** Ids of names seen lately: the same names come back in message after message. Bounded: emptied when full. */
+const entityIds = new Map<string, string>();
+const ENTITY_ID_CACHE = 10_000;
+
 export function entityId(name: string): string {
-  return `e:${name.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '')}`;
+  let id = entityIds.get(name);
+  if (id === undefined) {
+    id = `e:${name.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '')}`;
+    if (entityIds.size >= ENTITY_ID_CACHE) entityIds.clear();
+    entityIds.set(name, id);
+  }
+  return id;
 }
 
 const LETTER = /\p{L}/u;
