@@ -63,54 +63,62 @@ export function topK(scores: ArrayLike<number>, count: number, k: number, floor:
  * `groups[id]` is the id's group (below 256).
  */
 export function topKPerGroup(ids: Int32Array, count: number, scores: Float64Array, groups: Uint8Array, k: number): Int32Array {
-  const better = (a: number, b: number) => scores[a]! - scores[b]! || b - a;
+  if (k <= 0) return new Int32Array(0);
   const sizes = new Int32Array(256);
   for (let i = 0; i < count; i++) sizes[groups[ids[i]!] ?? 0]!++;
   // A group with at most k ids keeps them all; a larger one keeps its best k through a min-heap
   // whose root is the worst kept (score ascending, then id descending).
-  const heaps = new Map<number, { heap: Int32Array; n: number }>();
+  const heaps: (Int32Array | undefined)[] = [];
+  const filled = new Int32Array(256);
   let kept = 0;
   for (let g = 0; g < 256; g++) {
-    if (sizes[g]! > k && k > 0) heaps.set(g, { heap: new Int32Array(k), n: 0 });
-    kept += Math.min(sizes[g]!, Math.max(k, 0));
+    if (sizes[g]! > k) heaps[g] = new Int32Array(k);
+    kept += Math.min(sizes[g]!, k);
   }
+  // `a` ranks below `b` (lower score, or the same score and a higher id).
+  const below = (a: number, b: number) => {
+    const sa = scores[a]!;
+    const sb = scores[b]!;
+    return sa < sb || (sa === sb && a > b);
+  };
   const out = new Int32Array(kept);
   let o = 0;
   for (let i = 0; i < count; i++) {
     const id = ids[i]!;
     const g = groups[id] ?? 0;
-    const h = heaps.get(g);
-    if (!h) {
-      if (k > 0) out[o++] = id;
+    const heap = heaps[g];
+    if (!heap) {
+      out[o++] = id;
       continue;
     }
-    const heap = h.heap;
-    if (h.n < k) {
+    const n = filled[g]!;
+    if (n < k) {
       // Sift up.
-      let at = h.n++;
-      heap[at] = id;
+      let at = n;
+      filled[g] = n + 1;
       while (at > 0) {
         const p = (at - 1) >> 1;
-        if (better(heap[p]!, heap[at]!) <= 0) break;
-        [heap[at], heap[p]] = [heap[p]!, heap[at]!];
+        const parent = heap[p]!;
+        if (!below(id, parent)) break;
+        heap[at] = parent;
         at = p;
       }
-    } else if (better(id, heap[0]!) > 0) {
+      heap[at] = id;
+    } else if (below(heap[0]!, id)) {
       // Replace the root and sift down.
-      heap[0] = id;
       let at = 0;
       for (;;) {
         const l = 2 * at + 1;
+        if (l >= k) break;
         const r = l + 1;
-        let m = at;
-        if (l < k && better(heap[l]!, heap[m]!) < 0) m = l;
-        if (r < k && better(heap[r]!, heap[m]!) < 0) m = r;
-        if (m === at) break;
-        [heap[at], heap[m]] = [heap[m]!, heap[at]!];
-        at = m;
+        const c = r < k && below(heap[r]!, heap[l]!) ? r : l;
+        if (!below(heap[c]!, id)) break;
+        heap[at] = heap[c]!;
+        at = c;
       }
+      heap[at] = id;
     }
   }
-  for (const { heap, n } of heaps.values()) for (let i = 0; i < n; i++) out[o++] = heap[i]!;
-  return out.sort((a, b) => better(b, a));
+  for (const heap of heaps) if (heap) for (let i = 0; i < heap.length; i++) out[o++] = heap[i]!;
+  return out.sort((a, b) => scores[b]! - scores[a]! || a - b);
 }
