@@ -233,7 +233,9 @@ export class BoundedBm25 {
       }
     }
     const ids = topKPerGroup(touched, count, scores, groups, q.limit);
-    return { ids, scores: Float64Array.from(ids, (id) => scores[id]!) };
+    const kept = new Float64Array(ids.length);
+    for (let i = 0; i < ids.length; i++) kept[i] = scores[ids[i]!]!;
+    return { ids, scores: kept };
   }
 
   /**

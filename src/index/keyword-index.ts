@@ -158,7 +158,12 @@ export class KeywordIndex {
       tokens, properties: ['text'], relevance: DEFAULT_RELEVANCE, docsCount: count(this.db), limit, groups: this.groups, groupMask,
     });
     const external = this.idStore().internalIdToId;
-    return Array.from(hits.ids, (internal, i) => ({ id: external[internal - 1]!, kind: this.kinds[this.groups[internal]!]!, score: hits.scores[i]! }));
+    const out: KeywordHit[] = new Array(hits.ids.length);
+    for (let i = 0; i < hits.ids.length; i++) {
+      const internal = hits.ids[i]!;
+      out[i] = { id: external[internal - 1]!, kind: this.kinds[this.groups[internal]!]!, score: hits.scores[i]! };
+    }
+    return out;
   }
 
   /**
