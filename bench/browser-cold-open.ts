@@ -195,7 +195,7 @@ async function measure(count: number) {
     }
     console.log('');
     console.log('Where an open spends its time (each step alone, in a worker, median):');
-    for (const [k, v] of Object.entries(steps)) console.log(`  ${k.padEnd(48)} ${pad(Math.round(v), 6)} ms`);
+    for (const [k, v] of Object.entries(steps)) console.log(`  ${k.padEnd(48)} ${pad(Math.round(v), 6)} ${k.includes('KiB') ? 'KiB' : 'ms'}`);
     const engram = (summary.engram as { firstAnswerMs: number }).firstAnswerMs;
     console.log('');
     console.log(`target ≤ ${TARGET_MS} ms to the first answer at 10k records; here, at ${seed.records.toLocaleString('en-US')}: ${engram <= TARGET_MS ? 'met' : 'NOT met'} (${Math.round(engram)} ms)`);

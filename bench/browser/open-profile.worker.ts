@@ -49,7 +49,7 @@ self.onmessage = async (event: MessageEvent<{ name: string; modelUrl: string; qu
       await time('keyword index: build from records (no snapshot yet)', () => partition.indexes());
     }
     const encoded = await time('keyword index: encode its snapshot', () => partition.snapshotAt(generation));
-    steps['snapshot size (KiB, not ms)'] = Math.round((encoded?.length ?? 0) / 1024);
+    steps['keyword snapshot size (KiB)'] = Math.round((encoded?.length ?? 0) / 1024);
     const records = items.filter((i): i is MemoryRecord => i.kind !== 'message');
     const texts = records.map(searchText);
     await time('keyword index: tokenise every record', () => texts.forEach((t) => tokenize(t)));
