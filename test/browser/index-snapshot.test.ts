@@ -5,37 +5,25 @@
  * close keeps; a commit the snapshot never saw, or damaged bytes, make the partition rebuild from
  * its records, and the answers are those of a memory that never had a snapshot.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPage, chromiumMissingFor, launchChromium, serveDir, type ServedDir } from '../support/browser.js';
+import { chromiumMissingFor, openTestPage, type OpenTestPage } from '../support/browser.js';
 import type { SnapshotScenario } from './pages/index-snapshot-page.js';
 
 const chromiumMissing = chromiumMissingFor('test/browser/index-snapshot.test.ts');
 describe.skipIf(chromiumMissing)('index snapshots in Chromium', () => {
-  let outDir: string;
-  let served: ServedDir;
-  let browser: Browser;
+  let opened: OpenTestPage;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[];
 
   beforeAll(async () => {
-    outDir = await mkdtemp(join(tmpdir(), 'engram-snapshot-page-'));
-    await buildPage({ entry: join(import.meta.dirname, 'pages', 'index-snapshot-page.ts'), outDir, title: 'index snapshots' });
-    served = await serveDir(outDir);
-    browser = await launchChromium({ webgpu: false });
-    page = await (await browser.newContext()).newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(served.url);
-    await page.waitForFunction(() => 'indexSnapshots' in globalThis);
+    opened = await openTestPage({ entry: join(import.meta.dirname, 'pages', 'index-snapshot-page.ts'), title: 'index snapshots', ready: 'indexSnapshots' });
+    ({ page, pageErrors } = opened);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-    if (outDir) await rm(outDir, { recursive: true, force: true });
+    await opened?.close();
   });
 
   it('restores, refreshes after engine writes, and rebuilds when stale or damaged', async () => {

@@ -4,13 +4,14 @@
  */
 
 import { existsSync } from 'node:fs';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { chromium } from 'playwright-core';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 
 /** Where the Debian `chromium` package puts the browser. */
@@ -190,4 +191,38 @@ export async function buildPage(options: BuildPageOptions): Promise<{ outDir: st
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char] ?? char);
+}
+
+/** A test page built, served and open in a fresh Chromium (`openTestPage`). */
+export interface OpenTestPage {
+  page: Page;
+  /** Uncaught errors the page has thrown so far. */
+  pageErrors: string[];
+  /** Closes the browser and the server and removes the built page. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds a module page, serves it, opens it in Chromium (no WebGPU) and waits until it has set
+ * `globalThis[ready]`, the object the test drives it through.
+ */
+export async function openTestPage(options: { entry: string; title: string; ready: string }): Promise<OpenTestPage> {
+  const outDir = await mkdtemp(join(tmpdir(), 'engram-test-page-'));
+  await buildPage({ entry: options.entry, outDir, title: options.title });
+  const served = await serveDir(outDir);
+  const browser = await launchChromium({ webgpu: false });
+  const page = await (await browser.newContext()).newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(served.url);
+  await page.waitForFunction((name) => name in globalThis, options.ready);
+  return {
+    page,
+    pageErrors,
+    close: async () => {
+      await browser.close();
+      await served.close();
+      await rm(outDir, { recursive: true, force: true });
+    },
+  };
 }
