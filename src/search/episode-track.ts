@@ -127,7 +127,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
     if (!record) continue;
     const cos = scan.unitCos(id) ?? 0;
     const bm25 = unitBm25.get(id) ?? 0;
-    const children = partition
+    const scored = partition
       .childrenOf(id)
       .filter((c): c is Child => (c.kind === 'atomic_fact' || c.kind === 'foresight') && scan.childCos(c.id) !== undefined)
       .map((c) => {
@@ -137,17 +137,32 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
         return { record: c, cos: ccos, bm25: cbm25, fused, score: relevance(fused, options.calibration.child) };
       })
       // Without the vector pass, facts of equal BM25 go by cosine, as their fused values ordered them.
-      .sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0))
-      // A plan is often also a fact in the same words: show the statement once, as the plan.
-      .filter((c, i, all) => {
-        const twin = all.findIndex((o) => o.record.content === c.record.content && o !== c);
-        if (twin < 0) return true;
-        if (c.record.kind !== all[twin]!.record.kind) return c.record.kind === 'foresight';
-        return i < twin;
-      });
+      .sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0));
+    const children = withoutTwins(scored);
     const fused = unitEvidence(fusedOf(id), children.map((c) => c.fused));
     out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs: legOf.get(id) ?? [], children });
   }
   out.sort((a, b) => b.fused - a.fused || (a.record.id < b.record.id ? -1 : 1));
   return out;
+}
+
+/**
+ * A plan is often also a fact in the same words: each statement is shown once, as the plan when
+ * one of its copies is a plan, else its best-scored copy. Children come best first; a child is
+ * compared with the first other child of the same text (one pass, texts grouped in a map).
+ */
+export function withoutTwins(children: ScoredChild[]): ScoredChild[] {
+  const byText = new Map<string, number[]>();
+  children.forEach((c, i) => {
+    const same = byText.get(c.record.content);
+    if (same) same.push(i);
+    else byText.set(c.record.content, [i]);
+  });
+  return children.filter((c, i) => {
+    const same = byText.get(c.record.content)!;
+    const twin = same[0] === i ? same[1] : same[0];
+    if (twin === undefined) return true;
+    if (c.record.kind !== children[twin]!.record.kind) return c.record.kind === 'foresight';
+    return i < twin;
+  });
 }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemory } from '../../src/engine.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
 import { decomposeQuery } from '../../src/search/decompose.js';
+import { withoutTwins, type ScoredChild } from '../../src/search/episode-track.js';
 import { FUSED_CALIBRATION, fuseLegs, legScale, relevance, throughKnots, unitEvidence, WIRE_KNOTS } from '../../src/search/scores.js';
 import { participantUnits, passages } from '../../src/write/participant-units.js';
 import type { BufferedMessage } from '../../src/records.js';
@@ -31,6 +32,22 @@ describe('leg scales', () => {
     expect(legScale([], 10, 0).z(undefined)).toBe(0);
     expect(legScale([0.2, 0.2, 0.2], 3).z(0.2)).toBe(0);
     expect(fuseLegs(0, 2)).toBe(1);
+  });
+});
+
+describe('nested children', () => {
+  const child = (id: string, kind: 'atomic_fact' | 'foresight', content: string, score: number) =>
+    ({ record: { id, kind, content }, cos: 0, bm25: 0, fused: 0, score }) as unknown as ScoredChild;
+
+  it('a statement that is both a fact and a plan is shown once, as the plan; same-kind copies once, the best', () => {
+    const kept = withoutTwins([
+      child('f1', 'atomic_fact', 'Ann will fly to Oslo on 2026-12-14.', 0.9),
+      child('a', 'atomic_fact', 'Ann likes tea.', 0.8),
+      child('p1', 'foresight', 'Ann will fly to Oslo on 2026-12-14.', 0.7),
+      child('b1', 'atomic_fact', 'Ann has a cat.', 0.6),
+      child('b2', 'atomic_fact', 'Ann has a cat.', 0.5),
+    ]);
+    expect(kept.map((c) => c.record.id)).toEqual(['a', 'p1', 'b1']);
   });
 });
 
