@@ -23,6 +23,7 @@
  */
 import { index as oramaIndex } from '@orama/orama/components';
 import { topKPerGroup } from './top-k.js';
+import { grown } from './typed-arrays.js';
 
 interface RadixNode {
   /** The word ending here, if `e`. */
@@ -72,12 +73,8 @@ class TermPostings {
   add(id: number, tf: number): void {
     if (this.n === this.ids.length) {
       const capacity = Math.max(4, this.n * 2);
-      const ids = new Int32Array(capacity);
-      ids.set(this.ids);
-      this.ids = ids;
-      const freq = new Float64Array(capacity);
-      freq.set(this.tf);
-      this.tf = freq;
+      this.ids = grown(this.ids, capacity);
+      this.tf = grown(this.tf, capacity);
     }
     this.ids[this.n] = id;
     this.tf[this.n++] = tf;
@@ -296,9 +293,7 @@ export class BoundedBm25 {
   private setLength(prop: string, internalId: number, length: number): void {
     const own = this.property(prop);
     if (internalId >= own.lengths.length) {
-      const lengths = new Float64Array(Math.max(internalId + 1, own.lengths.length * 2));
-      lengths.set(own.lengths);
-      own.lengths = lengths;
+      own.lengths = grown(own.lengths, Math.max(internalId + 1, own.lengths.length * 2));
     }
     own.lengths[internalId] = length;
     if (internalId > this.maxId) this.maxId = internalId;
@@ -350,12 +345,8 @@ export class BoundedBm25 {
     if (this.scores.length < size) {
       // Stamps are kept with the scores they guard: a grown array starts at epoch 0, never current.
       const capacity = Math.max(1024, size * 2);
-      const scores = new Float64Array(capacity);
-      scores.set(this.scores);
-      this.scores = scores;
-      const seen = new Uint32Array(capacity);
-      seen.set(this.seen);
-      this.seen = seen;
+      this.scores = grown(this.scores, capacity);
+      this.seen = grown(this.seen, capacity);
       this.touched = new Int32Array(capacity);
     }
     return { epoch: this.epoch, seen: this.seen, scores: this.scores, touched: this.touched };

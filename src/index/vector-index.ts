@@ -12,6 +12,7 @@
  */
 import type { RecordKind } from '../records.js';
 import { topK } from './top-k.js';
+import { grown } from './typed-arrays.js';
 
 export interface VectorHit {
   id: string;
@@ -359,14 +360,8 @@ export class VectorIndex {
   private reserve(rows: number): void {
     if (rows * this.dim <= this.matrix.length && rows <= this.kinds.length) return;
     const capacity = Math.max(64, rows * 2);
-    const matrix = new Float32Array(capacity * this.dim);
-    matrix.set(this.matrix.subarray(0, (rows - 1) * this.dim));
-    this.matrix = matrix;
-    const kinds = new Uint8Array(capacity);
-    kinds.set(this.kinds.subarray(0, rows - 1));
-    this.kinds = kinds;
-    const groups = new Int32Array(capacity);
-    groups.set(this.groups.subarray(0, rows - 1));
-    this.groups = groups;
+    this.matrix = grown(this.matrix, capacity * this.dim, (rows - 1) * this.dim);
+    this.kinds = grown(this.kinds, capacity, rows - 1);
+    this.groups = grown(this.groups, capacity, rows - 1);
   }
 }
