@@ -114,6 +114,13 @@ export class VectorIndex {
   private readonly groupNames: string[] = [];
   /** Per group, 1 when the group's own record has a row (so it exists); rebuilt after a write. */
   private ownRows: Uint8Array | null = null;
+  /**
+   * Per-query scratch, reused: the rows a scan visits, and `maxSim`'s cosine per row (which its
+   * `MaxSimScan` reads until the next `maxSim`). Two arrays of a row each, allocated per query,
+   * were most of a search's garbage at 10k records.
+   */
+  private todo = new Int32Array(0);
+  private maxSimScores = new Float64Array(0);
 
   get size(): number {
     return this.rows;
@@ -177,15 +184,20 @@ export class VectorIndex {
     return topK(scores, this.rows, this.rows, floor, (i) => this.ids[i]!).map((i) => ({ id: this.ids[i]!, score: scores[i]! }));
   }
 
-  /** One pass: the cosine of every visible child, and of every visible unit by its best visible child (or its own vector when it has none). */
+  /**
+   * One pass: the cosine of every visible child, and of every visible unit by its best visible
+   * child (or its own vector when it has none). The scan it returns reads a buffer the next
+   * `maxSim` of this index reuses: read it before asking again (a search is synchronous).
+   */
   maxSim(query: Float32Array, options: MaxSimOptions): MaxSimScan {
     const childMask = kindMask(options.children);
     const unitMask = kindMask(options.units);
     const q = this.queryRow(query);
     // Children first: a unit's own vector counts only when it has no visible child, so units'
     // rows are scanned only then (most episodes have facts: a quarter of the rows at 10k).
-    const scores = this.scan(q, childMask);
     const n = this.rows;
+    if (this.maxSimScores.length < n) this.maxSimScores = new Float64Array(Math.max(64, n * 2));
+    const scores = this.scan(q, childMask, this.maxSimScores.subarray(0, n));
     const groupScores = new Float64Array(this.groupNames.length).fill(NaN);
     // Per group: 0 not asked yet, 1 visible, 2 not. Without a filter, a group whose own record
     // has a row exists, so it is visible without asking.
@@ -255,15 +267,15 @@ export class VectorIndex {
     return { childCos: (id) => childCos.get(id), unitCos: (id) => unitCos.get(id) };
   }
 
-  /** Cosines of the rows whose kind is in `mask`, NaN elsewhere. */
-  private scan(q: Float64Array, mask: number): Float64Array {
+  /** Cosines of the rows whose kind is in `mask`, NaN elsewhere (into `out`, one entry per row). */
+  private scan(q: Float64Array, mask: number, out = new Float64Array(this.rows)): Float64Array {
     const n = this.rows;
     const d = this.dim;
     const m = this.matrix;
     const kinds = this.kinds;
     const len = q.length;
-    const out = new Float64Array(n);
-    const todo = new Int32Array(n);
+    if (this.todo.length < n) this.todo = new Int32Array(Math.max(64, n * 2));
+    const todo = this.todo;
     let count = 0;
     for (let i = 0; i < n; i++) {
       if ((mask >> kinds[i]!) & 1) todo[count++] = i;

@@ -8,7 +8,7 @@
 import type { ParsedFilters } from '../contract/filters.js';
 import type { Partition } from '../index/partition.js';
 import type { AtomicFactRecord, EpisodeRecord, ForesightRecord, KnowledgeRecord, MemoryRecord } from '../records.js';
-import { FUSION_POOL, fuseLegs, legScale, relevance, unitEvidence, type FusedCalibration } from './scores.js';
+import { EVIDENCE_CHILDREN, FUSION_POOL, fuseLegs, legScale, relevance, unitEvidence, type FusedCalibration } from './scores.js';
 
 export type Leg = 'keyword' | 'vector';
 export type Unit = EpisodeRecord | KnowledgeRecord;
@@ -90,7 +90,13 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
       return record !== undefined && passes(record);
     },
     // MaxSim: an episode whose facts are visible is scored by them, not by its own vector.
-    hasVisibleChildren: (id: string) => partition.childrenOf(id).some(passes),
+    hasVisibleChildren: (id: string) => {
+      for (const c of partition.children.get(id) ?? []) {
+        const child = partition.records.get(c);
+        if (child && passes(child)) return true;
+      }
+      return false;
+    },
   };
   // A keyword-only search without a floor (no `keywordEvidence`) answers raw BM25 in BM25 order:
   // no fused value reaches it, so the vector pass over every record (which the vector leg's
@@ -122,25 +128,28 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
   const fusedOf = (id: string) => fuseLegs(keywordScale.z(unitBm25.get(id)), vectorScale.z(inVector(scan.unitCos(id))));
 
   const out: UnitCandidate[] = [];
-  for (const id of legOf.keys()) {
+  const childCalibration = options.calibration.child;
+  for (const [id, legs] of legOf) {
     const record = partition.records.get(id) as Unit | undefined;
     if (!record) continue;
     const cos = scan.unitCos(id) ?? 0;
     const bm25 = unitBm25.get(id) ?? 0;
-    const scored = partition
-      .childrenOf(id)
-      .filter((c): c is Child => (c.kind === 'atomic_fact' || c.kind === 'foresight') && scan.childCos(c.id) !== undefined)
-      .map((c) => {
-        const ccos = scan.childCos(c.id) ?? 0;
-        const cbm25 = childBm25.get(c.id) ?? 0;
-        const fused = fuseLegs(childKeyword.z(childBm25.get(c.id)), childVector.z(ccos));
-        return { record: c, cos: ccos, bm25: cbm25, fused, score: relevance(fused, options.calibration.child) };
-      })
-      // Without the vector pass, facts of equal BM25 go by cosine, as their fused values ordered them.
-      .sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0));
+    // Its children in the partition's order (ties in score keep it), each looked up once.
+    const scored: ScoredChild[] = [];
+    for (const childId of partition.children.get(id) ?? []) {
+      const c = partition.records.get(childId);
+      if (!c || (c.kind !== 'atomic_fact' && c.kind !== 'foresight')) continue;
+      const ccos = scan.childCos(childId);
+      if (ccos === undefined) continue;
+      const cbm25 = childBm25.get(childId);
+      const fused = fuseLegs(childKeyword.z(cbm25), childVector.z(ccos));
+      scored.push({ record: c, cos: ccos, bm25: cbm25 ?? 0, fused, score: relevance(fused, childCalibration) });
+    }
+    // Without the vector pass, facts of equal BM25 go by cosine, as their fused values ordered them.
+    scored.sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0));
     const children = withoutTwins(scored);
-    const fused = unitEvidence(fusedOf(id), children.map((c) => c.fused));
-    out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs: legOf.get(id) ?? [], children });
+    const fused = evidence(fusedOf(id), children);
+    out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs, children });
   }
   out.sort((a, b) => b.fused - a.fused || (a.record.id < b.record.id ? -1 : 1));
   return out;
@@ -149,20 +158,48 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
 /**
  * A plan is often also a fact in the same words: each statement is shown once, as the plan when
  * one of its copies is a plan, else its best-scored copy. Children come best first; a child is
- * compared with the first other child of the same text (one pass, texts grouped in a map).
+ * compared with the first other child of the same text (one pass, texts grouped in a map; most
+ * texts are unique, so only a repeated text gets a second entry).
  */
 export function withoutTwins(children: ScoredChild[]): ScoredChild[] {
-  const byText = new Map<string, number[]>();
-  children.forEach((c, i) => {
-    const same = byText.get(c.record.content);
-    if (same) same.push(i);
-    else byText.set(c.record.content, [i]);
-  });
+  if (children.length < 2) return children.slice();
+  const first = new Map<string, number>();
+  let second: Map<string, number> | null = null;
+  for (let i = 0; i < children.length; i++) {
+    const text = children[i]!.record.content;
+    if (!first.has(text)) first.set(text, i);
+    else if (!second?.has(text)) (second ??= new Map()).set(text, i);
+  }
+  if (!second) return children.slice();
+  const twins = second;
   return children.filter((c, i) => {
-    const same = byText.get(c.record.content)!;
-    const twin = same[0] === i ? same[1] : same[0];
+    const text = c.record.content;
+    const head = first.get(text)!;
+    const twin = head === i ? twins.get(text) : head;
     if (twin === undefined) return true;
     if (c.record.kind !== children[twin]!.record.kind) return c.record.kind === 'foresight';
     return i < twin;
   });
+}
+
+/**
+ * `unitEvidence(own, children.map((c) => c.fused))` (scores.ts) without the copy and sort per
+ * candidate: the best `EVIDENCE_CHILDREN` fused values by one pass, summed best first as the
+ * sorted list would be (equal values are interchangeable), so the result is bit-for-bit the same.
+ */
+export function evidence(own: number, children: readonly { fused: number }[]): number {
+  if (children.length === 0 || EVIDENCE_CHILDREN !== 3) return unitEvidence(own, children.map((c) => c.fused));
+  let b1 = -Infinity;
+  let b2 = -Infinity;
+  let b3 = -Infinity;
+  for (const { fused: x } of children) {
+    // NaN (never produced by the legs' z-scores) has no place in an order: the reference decides.
+    if (Number.isNaN(x)) return unitEvidence(own, children.map((c) => c.fused));
+    if (x > b1) [b1, b2, b3] = [x, b1, b2];
+    else if (x > b2) [b2, b3] = [x, b2];
+    else if (x > b3) b3 = x;
+  }
+  const n = Math.min(children.length, 3);
+  const sum = n === 1 ? 0 + b1 : n === 2 ? 0 + b1 + b2 : 0 + b1 + b2 + b3;
+  return 0.5 * own + 0.5 * (sum / n);
 }
