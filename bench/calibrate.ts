@@ -7,8 +7,10 @@
  *      that the trace reports) over the top 50 of a hybrid search: the chances the granularity
  *      competition weighs facts and episodes by;
  *   2. `WIRE_KNOTS`: an isotonic regression (pool-adjacent-violators) of the label on the score
- *      of what a hybrid search with top_k 10 shows, with the current knots undone: the
- *      correction from a competition score to the chance a shown item stands for.
+ *      of what a hybrid search with top_k 10 shows, with the current knots undone, per wire map
+ *      (episodes that won their place, the owner's facts, another participant's passages; the
+ *      search trace says which map each shown item went through): the correction from a
+ *      competition score to the chance a shown item stands for.
  *
  * Ranking does not change with either; run it again after changing step 1's constants, since
  * step 2 is fitted on the scores they give. `npm run bench:quality` checks the wire on the other
@@ -21,7 +23,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
-import { throughKnots, WIRE_KNOTS, type Knots } from '../src/search/scores.js';
+import { throughKnots, WIRE_KNOTS, type Knots, type WireMap } from '../src/search/scores.js';
 import { haystackMemory, isAbstention, loadDataset, questionHalf, type Protocol } from './longmemeval.js';
 
 const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' } } });
@@ -48,9 +50,9 @@ interface Sample {
   label: 0 | 1;
 }
 type Kind = 'unit' | 'child';
-/** Step 1: fused evidence of the top 50. Step 2: competition scores of what the top 10 shows. */
+/** Step 1: fused evidence of the top 50. Step 2: competition scores of what the top 10 shows, per wire map. */
 const evidence: Record<Kind, Sample[]> = { unit: [], child: [] };
-const shown: Record<Kind, Sample[]> = { unit: [], child: [] };
+const shown: Record<WireMap, Sample[]> = { episode: [], fact: [], passage: [] };
 
 /** Undoes `throughKnots`: the knots rise strictly, so the map is invertible. */
 function undoKnots(y: number, knots: Knots): number {
@@ -76,10 +78,15 @@ for (const protocol of protocols) {
       evidence.unit.push({ x: wide.trace.evidence[e.id]!, label: labelOf(e.session_id) });
       for (const f of e.atomic_facts) evidence.child.push({ x: wide.trace.evidence[f.id]!, label: labelOf(e.session_id) });
     }
-    const { data } = await memory.search({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 10, radius: 0 });
-    for (const e of data.episodes) {
-      shown.unit.push({ x: undoKnots(e.score, WIRE_KNOTS.episode), label: labelOf(e.session_id) });
-      for (const f of e.atomic_facts) shown.child.push({ x: undoKnots(f.score, WIRE_KNOTS.fact), label: labelOf(e.session_id) });
+    const top = await memory.searchWithTrace({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 10, radius: 0 });
+    const wireMap = top.trace.wire_map;
+    for (const e of top.response.data.episodes) {
+      // An episode that came in through a fact carries that fact's score: counted once, as the fact.
+      if (wireMap[e.id] === 'episode') shown.episode.push({ x: undoKnots(e.score, WIRE_KNOTS.episode), label: labelOf(e.session_id) });
+      for (const f of e.atomic_facts) {
+        const map = wireMap[f.id]!;
+        shown[map].push({ x: undoKnots(f.score, WIRE_KNOTS[map]), label: labelOf(e.session_id) });
+      }
     }
     await memory.close();
     if ((qi + 1) % 10 === 0) process.stderr.write(`  protocol ${protocol}: ${qi + 1}/${questions.length} questions\n`);
@@ -171,7 +178,6 @@ const bucketTable = (list: Sample[], map: (x: number) => number) => {
 const r4 = (x: number) => Number(x.toFixed(4));
 const through = (knots: Knots) => (x: number) => throughKnots(x, knots);
 const platts: string[] = [];
-const knotLines: string[] = [];
 for (const kind of ['unit', 'child'] as const) {
   const name = kind === 'unit' ? 'episodes' : 'facts';
   const [slope, bias] = platt(evidence[kind]);
@@ -179,11 +185,14 @@ for (const kind of ['unit', 'child'] as const) {
   console.log(`\nstep 1, ${name}: ${fitted.length} items of the top 50 (${fitted.filter((s) => s.label).length} hits)`);
   console.log(`bucket     mean   hit    n   (Platt)\n${bucketTable(fitted, (x) => x)}`);
   platts.push(`  ${kind}: { slope: ${r4(slope)}, bias: ${r4(bias)} },`);
-  const knots = isotonicKnots(shown[kind]).map(([x, y]) => [r4(x), r4(y)] as [number, number]);
-  console.log(`\nstep 2, ${name} shown in the top 10: ${shown[kind].length} items (${shown[kind].filter((s) => s.label).length} hits)`);
-  console.log(`bucket     mean   hit    n   (competition score)\n${bucketTable(shown[kind], (x) => x)}`);
-  console.log(`bucket     mean   hit    n   (through the fitted knots)\n${bucketTable(shown[kind], through(knots))}`);
-  knotLines.push(`  ${kind === 'unit' ? 'episode' : 'fact'}: [${knots.map(([x, y]) => `[${x}, ${y}]`).join(', ')}],`);
+}
+const knotLines: string[] = [];
+for (const map of ['episode', 'fact', 'passage'] as const) {
+  const knots = isotonicKnots(shown[map]).map(([x, y]) => [r4(x), r4(y)] as [number, number]);
+  console.log(`\nstep 2, map ${map}, shown in the top 10: ${shown[map].length} items (${shown[map].filter((s) => s.label).length} hits)`);
+  console.log(`bucket     mean   hit    n   (competition score)\n${bucketTable(shown[map], (x) => x)}`);
+  console.log(`bucket     mean   hit    n   (through the fitted knots)\n${bucketTable(shown[map], through(knots))}`);
+  knotLines.push(`  ${map}: [${knots.map(([x, y]) => `[${x}, ${y}]`).join(', ')}],`);
 }
 console.log(`\nFUSED_CALIBRATION = {\n${platts.join('\n')}\n}`);
 console.log(`WIRE_KNOTS = {\n${knotLines.join('\n')}\n}   (fitted on the scores of the current FUSED_CALIBRATION)`);

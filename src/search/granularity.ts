@@ -20,11 +20,13 @@ export interface CompetitionWinner {
   score: number;
   /** The facts that won a place, best first (empty when the episode won as a whole). */
   facts: ScoredChild[];
+  /** The fact the episode came in through, whose score it carries; null when it won its place itself. */
+  via: ScoredChild | null;
 }
 
 /** Runs the competition over candidates (in fusion order) for a list of `size` places. */
 export function competeGranularity(candidates: readonly UnitCandidate[], size: number): CompetitionWinner[] {
-  const places: CompetitionWinner[] = candidates.slice(0, size).map((candidate) => ({ candidate, score: candidate.score, facts: [] }));
+  const places: CompetitionWinner[] = candidates.slice(0, size).map((candidate) => ({ candidate, score: candidate.score, facts: [], via: null }));
   const placeOf = new Map(places.map((p) => [p.candidate.record.id, p]));
   const lowest = (): number => {
     let at = 0;
@@ -42,7 +44,7 @@ export function competeGranularity(candidates: readonly UnitCandidate[], size: n
       if (!place) {
         placeOf.delete(places[at]!.candidate.record.id);
         // The fact takes the evicted item's place at its own score.
-        place = { candidate, score: child.score, facts: [] };
+        place = { candidate, score: child.score, facts: [], via: child };
         places[at] = place;
         placeOf.set(candidate.record.id, place);
       }

@@ -142,18 +142,33 @@ export function relevance(fused: number, c: FusedCalibration): number {
 export type Knots = readonly (readonly [number, number])[];
 
 /**
- * The last step before the wire, per kind of item shown: an isotonic correction of the
- * competition's scores. What is shown is selected (the top of the list, a fact that won its
- * place, an episode that came in through its fact and carries the fact's chance), and selection
+ * The last step before the wire, per map: an isotonic correction of the competition's scores.
+ * What is shown is selected (the top of the list, a fact that won its place), and selection
  * shifts the chance a score stands for; these knots map the score of a shown item to the rate at
  * which such items held the answer, fitted by `bench/calibrate.ts` on what hybrid search returns
- * for the fit half (top_k 10; `--protocol abc --limit a=230,b=80,c=80`) and checked by `bench:quality` on the other
- * half (its reliability table). Monotone, so the order of the answer does not change.
+ * for the fit half (top_k 10; `--protocol abc --limit a=230,b=80,c=80`) and checked by
+ * `bench:quality` on the other half (its reliability table). Monotone, so the order of the answer
+ * does not change. Three maps, because the same competition score means a different chance for:
+ * an episode that won its place itself (`episode`); the owner's own facts and passages (`fact`);
+ * and another participant's words (`passage`: "Mel replied: …"). A reply seldom repeats the
+ * question's words, yet when one is shown it usually sits in the conversation that holds the
+ * answer: on the fit half, shown passages with competition scores 0.3–0.9 were in an answer
+ * session 74–100 % of the time, where the owner's facts at those scores were 46–77 %. An episode
+ * that came in through one of its facts carries that fact's score, so it goes through that
+ * fact's map.
  */
-export const WIRE_KNOTS: { episode: Knots; fact: Knots } = {
-  episode: [[0.0097, 0.001], [0.0168, 0.002], [0.0235, 0.0036], [0.0366, 0.0268], [0.0644, 0.0695], [0.1261, 0.1459], [0.2419, 0.2424], [0.4273, 0.453], [0.6755, 0.7213], [0.8772, 0.8864], [0.9703, 0.9568], [0.9966, 0.999]],
-  fact: [[0.0046, 0.001], [0.0072, 0.0095], [0.0096, 0.0105], [0.0113, 0.012], [0.0134, 0.0238], [0.0166, 0.0251], [0.0223, 0.0423], [0.0313, 0.07], [0.0397, 0.1062], [0.0468, 0.1111], [0.0552, 0.1123], [0.0742, 0.1591], [0.1004, 0.2209], [0.1333, 0.261], [0.1672, 0.2767], [0.1973, 0.3495], [0.2402, 0.3817], [0.3003, 0.4103], [0.3896, 0.5182], [0.5043, 0.5776], [0.5922, 0.5887], [0.6754, 0.6585], [0.7512, 0.7279], [0.8306, 0.7574], [0.8998, 0.8571], [0.9473, 0.8769], [0.9782, 0.924], [0.9943, 0.9593], [0.9992, 0.9941]],
+export type WireMap = 'episode' | 'fact' | 'passage';
+
+export const WIRE_KNOTS: Record<WireMap, Knots> = {
+  episode: [[0.0099, 0.001], [0.0168, 0.0057], [0.0236, 0.009], [0.0372, 0.0548], [0.0685, 0.1037], [0.1317, 0.1879], [0.2433, 0.2712], [0.4273, 0.453], [0.6753, 0.7333], [0.8772, 0.8864], [0.9703, 0.9568], [0.9966, 0.999]],
+  fact: [[0.0046, 0.001], [0.0084, 0.0102], [0.0113, 0.0143], [0.0146, 0.0259], [0.0225, 0.0439], [0.0315, 0.0739], [0.0397, 0.1045], [0.0468, 0.1055], [0.0512, 0.1081], [0.0605, 0.1172], [0.0765, 0.1696], [0.1003, 0.2051], [0.1402, 0.2516], [0.1803, 0.2768], [0.2023, 0.3475], [0.2604, 0.375], [0.3726, 0.4718], [0.5461, 0.5543], [0.6758, 0.6333], [0.7855, 0.7215], [0.8954, 0.8301], [0.9479, 0.8684], [0.9784, 0.9145], [0.9942, 0.9541], [0.9992, 0.9935]],
+  passage: [[0.0063, 0.001], [0.0118, 0.0135], [0.0195, 0.018], [0.03, 0.0583], [0.058, 0.1386], [0.1594, 0.4231], [0.7425, 0.913]],
 };
+
+/** The map a nested fact's score goes through: `passage` for words no owner said, else `fact`. */
+export function childWireMap(record: { sender_ids: readonly string[]; passage?: true }, ownerId: string): 'fact' | 'passage' {
+  return record.passage && !record.sender_ids.includes(ownerId) ? 'passage' : 'fact';
+}
 
 /** The monotone piecewise-linear map through `knots`, anchored at (0, 0) and (1, 1). */
 export function throughKnots(x: number, knots: Knots): number {

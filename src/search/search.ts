@@ -9,7 +9,7 @@ import type { Partition } from '../index/partition.js';
 import { embedQueries, type Embedder, type Llm, type ModelCallOptions, type Reranker } from '../models/ports.js';
 import type { AgentCaseRecord, AgentSkillRecord, BufferedMessage, ProfileRecord } from '../records.js';
 import { agenticRetrieve } from './agentic.js';
-import { calibrationFor, FUSED_CALIBRATION, throughKnots, WIRE_KNOTS } from './scores.js';
+import { calibrationFor, childWireMap, FUSED_CALIBRATION, throughKnots, WIRE_KNOTS, type WireMap } from './scores.js';
 import { searchAgentTrack } from './agent-track.js';
 import { recallUnits, type Leg, type UnitCandidate } from './episode-track.js';
 import { competeGranularity, FACTS_PER_EPISODE } from './granularity.js';
@@ -40,6 +40,12 @@ export interface SearchTrace {
    * what `bench/calibrate.ts` fits the wire scores on.
    */
   evidence: Record<string, number>;
+  /**
+   * Shown episode or fact id → the wire map its score went through (scores.ts `WIRE_KNOTS`); an
+   * episode that came in through a fact went through that fact's. Hybrid and agentic without a
+   * reranker; what `bench/calibrate.ts` undoes to refit the maps.
+   */
+  wire_map: Record<string, WireMap>;
   supplementary_queries: string[];
   radius: number | null;
   took_ms: number;
@@ -74,6 +80,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   const legs: Record<string, Leg[]> = {};
   const cosine: Record<string, number> = {};
   const evidence: Record<string, number> = {};
+  const wireMap: Record<string, WireMap> = {};
   const noteCosine = (c: UnitCandidate) => {
     cosine[c.record.id] = c.cos;
     evidence[c.record.id] = c.fused;
@@ -96,13 +103,24 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
 
   /** Hybrid's answer: the granularity competition over fused candidates, floored by `min_score`. */
   const shapeCompeting = (candidates: readonly UnitCandidate[]) => {
+    const ownerId = request.scope.owner_id;
     for (const w of competeGranularity(candidates, limit)) {
-      // Scores go on the wire through the per-kind correction for shown items (scores.ts). A floor
-      // filters what would be returned without it: an episode under it goes, with its facts; an
-      // episode over it shows only the facts that pass it.
-      const score = throughKnots(w.score, WIRE_KNOTS.episode);
+      // Scores go on the wire through their map (scores.ts); an episode that came in through a
+      // fact carries the fact's score and its map. A floor filters what would be returned
+      // without it: an episode under it goes, with its facts; an episode over it shows only the
+      // facts that pass it.
+      const episodeMap: WireMap = w.via ? childWireMap(w.via.record, ownerId) : 'episode';
+      const score = throughKnots(w.score, WIRE_KNOTS[episodeMap]);
       if (score < floor) continue;
-      const facts = w.facts.map((f) => factItem(f.record, throughKnots(f.score, WIRE_KNOTS.fact))).filter((f) => f.score >= floor);
+      wireMap[w.candidate.record.id] = episodeMap;
+      const facts = [];
+      for (const f of w.facts) {
+        const map = childWireMap(f.record, ownerId);
+        const item = factItem(f.record, throughKnots(f.score, WIRE_KNOTS[map]));
+        if (item.score < floor) continue;
+        wireMap[f.record.id] = map;
+        facts.push(item);
+      }
       legs[w.candidate.record.id] = w.candidate.legs;
       noteCosine(w.candidate);
       data.episodes.push(episodeItem(w.candidate.record, score, facts));
@@ -185,6 +203,6 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   data.unprocessed_messages = deps.unprocessed.map(unprocessedItem);
   return {
     data,
-    trace: { method: request.method, rounds, notices, legs, cosine, evidence, supplementary_queries: supplementary, radius, took_ms: deps.now() - started },
+    trace: { method: request.method, rounds, notices, legs, cosine, evidence, wire_map: wireMap, supplementary_queries: supplementary, radius, took_ms: deps.now() - started },
   };
 }

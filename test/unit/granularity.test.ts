@@ -54,6 +54,14 @@ describe('competeGranularity', () => {
     ]);
   });
 
+  it('says which fact an episode came in through, and none for an episode that won its place itself', () => {
+    const winners = competeGranularity([candidate('A', 0.8, [0.9]), candidate('B', 0.3), candidate('C', 0.2, [0.5, 0.45])], 2);
+    expect(winners.map((w) => [w.candidate.record.id, w.via?.record.id ?? null])).toEqual([
+      ['A', null],
+      ['C', 'C.f1'],
+    ]);
+  });
+
   it('a fact equal to the lowest does not evict it', () => {
     const winners = competeGranularity([candidate('A', 0.8), candidate('B', 0.3), candidate('C', 0.1, [0.3])], 2);
     expect(view(winners).map((w) => w[0])).toEqual(['A', 'B']);

@@ -10,7 +10,8 @@ import { createMemory, type Memory } from '../../src/engine.js';
 import { tokenize } from '../../src/index/tokenizer.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
 import type { Embedder } from '../../src/models/ports.js';
-import { DAY, MONDAY_9AM, remember, said } from '../support/conversations.js';
+import { DAY, MINUTE, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
+import { throughKnots, WIRE_KNOTS } from '../../src/search/scores.js';
 
 const METHODS: SearchMethod[] = ['keyword', 'vector', 'hybrid', 'agentic'];
 
@@ -358,5 +359,29 @@ describe('knowledge entries', () => {
     expect(agent.data.episodes.map((e) => e.id)).toEqual(['kn-visa']);
     expect(agent.data.episodes[0]!.user_id).toBeNull();
     expect((await search({ query: 'visa Japan', method: 'keyword' })).data.episodes).toEqual([]);
+  });
+});
+
+describe('wire maps', () => {
+  it("each shown item says its map: another participant's words go through the passage map, the owner's through the fact map", async () => {
+    const chat = await createMemory({ embedder });
+    await remember(chat, 'trip', [
+      said('ana', 'I am planning a trip to Lisbon in May with my sister.', MONDAY_9AM),
+      replied('guide', 'For Lisbon I recommend the tram 28 ride and the pastries at Belém.', MONDAY_9AM + MINUTE),
+    ]);
+    await remember(chat, 'garden', [said('ana', 'I planted tomatoes and basil in the garden.', MONDAY_9AM + DAY)]);
+    const { response, trace } = await chat.searchWithTrace({ user_id: 'ana', query: 'what did the guide recommend in Lisbon', method: 'hybrid', top_k: 5 });
+    const shown = response.data.episodes.flatMap((e) => [e.id, ...e.atomic_facts.map((f) => f.id)]);
+    expect(Object.keys(trace.wire_map).sort()).toEqual([...shown].sort());
+    const facts = response.data.episodes.flatMap((e) => e.atomic_facts);
+    const recommended = facts.find((f) => f.content.includes('tram 28'));
+    expect(recommended).toBeDefined();
+    expect(trace.wire_map[recommended!.id]).toBe('passage');
+    // Passages are attributed ("guide replied: …"); everything else shown is the owner's.
+    for (const f of facts) expect(trace.wire_map[f.id]).toBe(f.content.startsWith('guide replied:') ? 'passage' : 'fact');
+    expect(facts.some((f) => trace.wire_map[f.id] === 'fact')).toBe(true);
+    // The maps differ, so the same competition score would show differently through each.
+    expect(throughKnots(0.5, WIRE_KNOTS.passage)).not.toBe(throughKnots(0.5, WIRE_KNOTS.fact));
+    await chat.close();
   });
 });
