@@ -6,7 +6,8 @@
 import { count, create, insertMultiple, load, removeMultiple, type AnyOrama, type RawData } from '@orama/orama';
 import { internalDocumentIDStore } from '@orama/orama/components';
 import type { RecordKind } from '../records.js';
-import { ALL_GROUPS, BoundedBm25, DEFAULT_RELEVANCE, type IndexData } from './bounded-bm25.js';
+import { ALL_GROUPS, BoundedBm25, DEFAULT_RELEVANCE, type BoundedHits, type IndexData } from './bounded-bm25.js';
+import { grown } from './typed-arrays.js';
 import { tokenize } from './tokenizer.js';
 
 /**
@@ -63,6 +64,10 @@ export class KeywordIndex {
   private groups = new Uint8Array(1024);
   /** Group number → kind, in order of first sight. */
   private readonly kinds: RecordKind[] = [];
+  /** The last `hits`' scores by internal id, valid where the stamp is the current epoch. */
+  private keptScores = new Float64Array(0);
+  private keptStamp = new Uint32Array(0);
+  private keptEpoch = 0;
 
   constructor() {
     this.bm25 = new BoundedBm25(() => this.limit, () => this.groups);
@@ -141,22 +146,8 @@ export class KeywordIndex {
    * kept again and fetch, wrap and copy each one (a fifth of the leg at 10k records).
    */
   search(query: string, kinds: readonly RecordKind[] | null, limit = KEYWORD_POOL): KeywordHit[] {
-    if (this.count === 0) return [];
-    const tokens = this.tokenizer.tokenize(query);
-    if (tokens.length === 0) return [];
-    let groupMask = ALL_GROUPS;
-    if (kinds) {
-      groupMask = 0;
-      for (const kind of kinds) {
-        const g = this.kinds.indexOf(kind);
-        if (g >= 0) groupMask |= 1 << g;
-      }
-      if (groupMask === 0) return [];
-    }
-    this.limit = limit;
-    const hits = this.bm25.search(this.db.data.index as never, {
-      tokens, properties: ['text'], relevance: DEFAULT_RELEVANCE, docsCount: count(this.db), limit, groups: this.groups, groupMask,
-    });
+    const hits = this.bounded(query, kinds, limit);
+    if (!hits) return [];
     const external = this.idStore().internalIdToId;
     const out: KeywordHit[] = new Array(hits.ids.length);
     for (let i = 0; i < hits.ids.length; i++) {
@@ -164,6 +155,72 @@ export class KeywordIndex {
       out[i] = { id: external[internal - 1]!, kind: this.kinds[this.groups[internal]!]!, score: hits.scores[i]! };
     }
     return out;
+  }
+
+  /**
+   * `search(query, null, limit)` by internal id, with no object per hit: Orama's internal ids best
+   * first and their scores (read them with `idOf` and `kindOf`). Each kept hit's score can also be
+   * read by internal id (`keptScore`) until the next `hits`. The narrative track reads a thousand
+   * hits per query, and looks up its candidates' children by number instead of by id.
+   */
+  hits(query: string, limit = KEYWORD_POOL): BoundedHits {
+    const hits = this.bounded(query, null, limit) ?? { ids: new Int32Array(0), scores: new Float64Array(0) };
+    if (++this.keptEpoch === 0xffffffff) {
+      this.keptStamp.fill(0);
+      this.keptEpoch = 1;
+    }
+    let top = 0;
+    for (let i = 0; i < hits.ids.length; i++) top = Math.max(top, hits.ids[i]!);
+    if (top >= this.keptStamp.length) {
+      const capacity = Math.max(1024, (top + 1) * 2);
+      this.keptStamp = grown(this.keptStamp, capacity);
+      this.keptScores = grown(this.keptScores, capacity);
+    }
+    for (let i = 0; i < hits.ids.length; i++) {
+      const internal = hits.ids[i]!;
+      this.keptStamp[internal] = this.keptEpoch;
+      this.keptScores[internal] = hits.scores[i]!;
+    }
+    return hits;
+  }
+
+  /** A document's score among the last `hits`, or undefined when it was not kept (internal id −1: none). */
+  keptScore(internal: number): number | undefined {
+    return internal >= 0 && this.keptStamp[internal] === this.keptEpoch ? this.keptScores[internal] : undefined;
+  }
+
+  /** The record id of an internal id. */
+  idOf(internal: number): string {
+    return this.idStore().internalIdToId[internal - 1]!;
+  }
+
+  /** The record kind of an internal id. */
+  kindOf(internal: number): RecordKind {
+    return this.kinds[this.groups[internal]!]!;
+  }
+
+  /** The internal id of a record id, or −1 when it was never indexed. */
+  internalOf(id: string): number {
+    return this.idStore().idToInternalId.get(id) ?? -1;
+  }
+
+  private bounded(query: string, kinds: readonly RecordKind[] | null, limit: number): BoundedHits | null {
+    if (this.count === 0) return null;
+    const tokens = this.tokenizer.tokenize(query);
+    if (tokens.length === 0) return null;
+    let groupMask = ALL_GROUPS;
+    if (kinds) {
+      groupMask = 0;
+      for (const kind of kinds) {
+        const g = this.kinds.indexOf(kind);
+        if (g >= 0) groupMask |= 1 << g;
+      }
+      if (groupMask === 0) return null;
+    }
+    this.limit = limit;
+    return this.bm25.search(this.db.data.index as never, {
+      tokens, properties: ['text'], relevance: DEFAULT_RELEVANCE, docsCount: count(this.db), limit, groups: this.groups, groupMask,
+    });
   }
 
   /**

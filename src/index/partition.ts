@@ -6,7 +6,7 @@
  * inserting every record; a snapshot that fails any check is dropped and the index is built from
  * the records, which stay the source of truth.
  */
-import type { MemoryRecord, RecordKind } from '../records.js';
+import type { AtomicFactRecord, ForesightRecord, MemoryRecord, RecordKind } from '../records.js';
 import { searchText } from '../records.js';
 import { KeywordIndex } from './keyword-index.js';
 import { restamp } from './snapshot-codec.js';
@@ -14,6 +14,15 @@ import { decodeKeywordSnapshot, encodeKeywordSnapshot } from './snapshot.js';
 import { VectorIndex } from './vector-index.js';
 
 /** Kinds that take part in search (profiles are fetched, not ranked). */
+type ChildRecord = AtomicFactRecord | ForesightRecord;
+
+/** A unit's children (see `Partition.childRows`): records, and per record its vector row and keyword internal id (−1: none). */
+export interface ChildRows {
+  readonly records: readonly ChildRecord[];
+  readonly slots: Int32Array;
+  readonly keywordIds: Int32Array;
+}
+
 const SEARCHABLE: ReadonlySet<RecordKind> = new Set(['episode', 'atomic_fact', 'foresight', 'agent_case', 'agent_skill', 'knowledge']);
 
 export class Partition {
@@ -26,6 +35,8 @@ export class Partition {
   private snapshot: { bytes: Uint8Array; generation: number } | null = null;
   /** Where the indexes came from (null: not built yet). */
   built: 'snapshot' | 'records' | null = null;
+  /** Per unit, its children as rows of the indexes (`childRows`); emptied by every write. */
+  private childRowsCache = new Map<string, ChildRows>();
 
   /** `changed` is called when the indexes were built from the records (so a snapshot is worth keeping). */
   constructor(private readonly changed?: () => void) {}
@@ -38,6 +49,7 @@ export class Partition {
     const previous = this.records.get(record.id);
     if (previous) this.remove(previous.id);
     this.snapshot = null;
+    this.forgetChildRows();
     this.records.set(record.id, record);
     if (record.parent_id && (record.kind === 'atomic_fact' || record.kind === 'foresight')) {
       let set = this.children.get(record.parent_id);
@@ -51,6 +63,7 @@ export class Partition {
     const record = this.records.get(id);
     if (!record) return;
     this.snapshot = null;
+    this.forgetChildRows();
     this.records.delete(id);
     if (record.parent_id) this.children.get(record.parent_id)?.delete(id);
     if (this.keyword && SEARCHABLE.has(record.kind)) {
@@ -63,6 +76,37 @@ export class Partition {
     const ids = this.children.get(id);
     if (!ids) return [];
     return [...ids].map((c) => this.records.get(c)).filter((r): r is MemoryRecord => r !== undefined);
+  }
+
+  /**
+   * A unit's facts and plans as the narrative track reads them, in `childrenOf`'s order: each
+   * record with its vector row and keyword document (−1: none), so a search reads its candidates'
+   * children from typed arrays instead of looking each one up by id in three maps (at 10k records
+   * those look-ups, each a cache miss, cost more than scoring the children). Built on first ask
+   * after a write, from the indexes (which it builds if needed).
+   */
+  childRows(id: string): ChildRows {
+    let rows = this.childRowsCache.get(id);
+    if (rows) return rows;
+    const { keyword, vector } = this.indexes();
+    const records: ChildRecord[] = [];
+    for (const c of this.children.get(id) ?? []) {
+      const r = this.records.get(c);
+      if (r && (r.kind === 'atomic_fact' || r.kind === 'foresight')) records.push(r);
+    }
+    const slots = new Int32Array(records.length);
+    const keywordIds = new Int32Array(records.length);
+    records.forEach((r, i) => {
+      slots[i] = vector.slotOf(r.id) ?? -1;
+      keywordIds[i] = keyword.internalOf(r.id);
+    });
+    rows = { records, slots, keywordIds };
+    this.childRowsCache.set(id, rows);
+    return rows;
+  }
+
+  private forgetChildRows(): void {
+    if (this.childRowsCache.size > 0) this.childRowsCache = new Map();
   }
 
   /** The indexes, restored from the offered snapshot or built from the records on first use. */

@@ -52,6 +52,8 @@ export interface MaxSimOptions {
 /** One query's cosines by record id: a child's own, a unit's by MaxSim (undefined where none was computed). */
 export interface MaxSimCosines {
   childCos(id: string): number | undefined;
+  /** `childCos` of the record in row `slot` (−1: none), read without an id look-up. */
+  childCosAt(slot: number): number | undefined;
   unitCos(id: string): number | undefined;
 }
 
@@ -69,8 +71,11 @@ export class MaxSimScan implements MaxSimCosines {
   ) {}
 
   childCos(id: string): number | undefined {
-    const slot = this.index.slotOf(id);
-    const s = slot === undefined ? NaN : this.childScores[slot]!;
+    return this.childCosAt(this.index.slotOf(id) ?? -1);
+  }
+
+  childCosAt(slot: number): number | undefined {
+    const s = slot < 0 ? NaN : (this.childScores[slot] ?? NaN);
     return Number.isNaN(s) ? undefined : s;
   }
 
@@ -243,7 +248,7 @@ export class VectorIndex {
     const unitMask = kindMask(options.units);
     const q = this.queryRow(query);
     // Maps, not per-row arrays: a few dozen units and their children out of thousands of rows.
-    const childCos = new Map<string, number>();
+    const childCos = new Map<number, number>();
     const unitCos = new Map<string, number>();
     const own = options.filtered ? null : this.groupsWithOwnRow();
     for (const unit of units) {
@@ -255,7 +260,7 @@ export class VectorIndex {
         if (slot === undefined || this.groups[slot] !== g || !((childMask >> this.kinds[slot]!) & 1)) continue;
         if (options.filtered && !options.visible(child)) continue;
         const s = this.rowCos(q, slot);
-        if (!Number.isNaN(s)) childCos.set(child, s);
+        if (!Number.isNaN(s)) childCos.set(slot, s);
         if (Number.isNaN(best) || s > best) best = s;
       }
       const slot = this.slots.get(unit);
@@ -264,7 +269,11 @@ export class VectorIndex {
       }
       if (!Number.isNaN(best)) unitCos.set(unit, best);
     }
-    return { childCos: (id) => childCos.get(id), unitCos: (id) => unitCos.get(id) };
+    return {
+      childCos: (id) => childCos.get(this.slots.get(id) ?? -1),
+      childCosAt: (slot) => childCos.get(slot),
+      unitCos: (id) => unitCos.get(id),
+    };
   }
 
   /** Cosines of the rows whose kind is in `mask`, NaN elsewhere (into `out`, one entry per row). */

@@ -67,19 +67,41 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
   const passes = (r: MemoryRecord) => !options.filters || options.filters.test(r);
   const floor = options.radius ?? -Infinity;
 
-  const unitBm25 = new Map<string, number>();
   const keywordRanked: string[] = [];
   const withKeyword = options.legs.includes('keyword') || options.keywordEvidence === true;
-  const childBm25 = new Map<string, number>();
-  // One bounded search serves units and children alike (keyword-index.ts).
-  for (const hit of withKeyword ? keyword.search(query, null) : []) {
-    if (isChildKind(hit.kind)) childBm25.set(hit.id, hit.score);
-    if (!isUnitKind(hit.kind)) continue;
-    const record = partition.records.get(hit.id);
-    if (!record || !passes(record)) continue;
-    unitBm25.set(hit.id, hit.score);
-    keywordRanked.push(hit.id);
+  // Raw BM25 of the units that pass the filters and of the children, in the keyword leg's order.
+  const unitValues: number[] = [];
+  const childValues: number[] = [];
+  // One bounded search serves units and children alike (keyword-index.ts), read by internal id:
+  // a candidate's or child's BM25 is its kept score (`keptScore`), with no map built per query.
+  const hits = withKeyword ? keyword.hits(query) : null;
+  for (let i = 0; hits && i < hits.ids.length; i++) {
+    const kind = keyword.kindOf(hits.ids[i]!);
+    if (isChildKind(kind)) childValues.push(hits.scores[i]!);
+    if (!isUnitKind(kind)) continue;
+    const id = keyword.idOf(hits.ids[i]!);
+    // The keyword index holds exactly the partition's searchable records: only a filter needs the record.
+    if (options.filters) {
+      const record = partition.records.get(id);
+      if (!record || !passes(record)) continue;
+    }
+    unitValues.push(hits.scores[i]!);
+    keywordRanked.push(id);
   }
+  /** A child's BM25 (undefined: not among the kept hits). */
+  const childBm25 = (internal: number) => (hits ? keyword.keptScore(internal) : undefined);
+  /** A candidate unit's BM25 (undefined: not among the kept hits, or filtered out). */
+  const unitBm25 = (id: string) => {
+    if (!hits) return undefined;
+    const internal = keyword.internalOf(id);
+    const score = keyword.keptScore(internal);
+    if (score === undefined || !isUnitKind(keyword.kindOf(internal))) return undefined;
+    if (options.filters) {
+      const record = partition.records.get(id);
+      if (!record || !passes(record)) return undefined;
+    }
+    return score;
+  };
 
   const maxSimOptions = {
     units: UNIT_KINDS,
@@ -121,11 +143,11 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
   // the radius) stands where the leg found nothing.
   const inVector = (cos: number | undefined) => (cos !== undefined && cos >= floor ? cos : undefined);
   // Without the vector pass, the keyword z-scores stand over what the keyword leg found.
-  const keywordScale = legScale(unitBm25.values(), full?.unitCount ?? unitBm25.size, 0);
+  const keywordScale = legScale(unitValues, full?.unitCount ?? unitValues.length, 0);
   const vectorScale = legScale(vectorTop.map((h) => h.score), full?.unitsAtLeast(floor) ?? 0);
-  const childKeyword = legScale(childBm25.values(), full?.childCount ?? childBm25.size, 0);
+  const childKeyword = legScale(childValues, full?.childCount ?? childValues.length, 0);
   const childVector = legScale(full?.topChildScores(FUSION_POOL) ?? [], full?.childCount ?? 0);
-  const fusedOf = (id: string) => fuseLegs(keywordScale.z(unitBm25.get(id)), vectorScale.z(inVector(scan.unitCos(id))));
+  const fusedOf = (id: string, bm25: number | undefined) => fuseLegs(keywordScale.z(bm25), vectorScale.z(inVector(scan.unitCos(id))));
 
   const out: UnitCandidate[] = [];
   const childCalibration = options.calibration.child;
@@ -133,22 +155,22 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
     const record = partition.records.get(id) as Unit | undefined;
     if (!record) continue;
     const cos = scan.unitCos(id) ?? 0;
-    const bm25 = unitBm25.get(id) ?? 0;
-    // Its children in the partition's order (ties in score keep it), each looked up once.
+    const unitScore = unitBm25(id);
+    const bm25 = unitScore ?? 0;
+    // Its children in the partition's order (ties in score keep it), read from typed arrays.
+    const rows = partition.childRows(id);
     const scored: ScoredChild[] = [];
-    for (const childId of partition.children.get(id) ?? []) {
-      const c = partition.records.get(childId);
-      if (!c || (c.kind !== 'atomic_fact' && c.kind !== 'foresight')) continue;
-      const ccos = scan.childCos(childId);
+    for (let i = 0; i < rows.records.length; i++) {
+      const ccos = scan.childCosAt(rows.slots[i]!);
       if (ccos === undefined) continue;
-      const cbm25 = childBm25.get(childId);
+      const cbm25 = childBm25(rows.keywordIds[i]!);
       const fused = fuseLegs(childKeyword.z(cbm25), childVector.z(ccos));
-      scored.push({ record: c, cos: ccos, bm25: cbm25 ?? 0, fused, score: relevance(fused, childCalibration) });
+      scored.push({ record: rows.records[i]!, cos: ccos, bm25: cbm25 ?? 0, fused, score: relevance(fused, childCalibration) });
     }
     // Without the vector pass, facts of equal BM25 go by cosine, as their fused values ordered them.
     scored.sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0));
     const children = withoutTwins(scored);
-    const fused = evidence(fusedOf(id), children);
+    const fused = evidence(fusedOf(id, unitScore), children);
     out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs, children });
   }
   out.sort((a, b) => b.fused - a.fused || (a.record.id < b.record.id ? -1 : 1));

@@ -138,6 +138,7 @@ describe('VectorIndex.maxSim', () => {
         expect(scan.unitCount).toBe(ref.unitCos.size);
         for (const id of records.keys()) {
           expect(scan.childCos(id)).toBe(ref.childCos.get(id));
+          expect(scan.childCosAt(index.slotOf(id) ?? -1)).toBe(ref.childCos.get(id));
           expect(scan.unitCos(id)).toBe(ref.unitCos.get(id));
         }
         const ranked = [...ref.unitCos.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
@@ -160,6 +161,7 @@ describe('VectorIndex.maxSim', () => {
           const parent = records.get(id)!.parent;
           expect(bounded.unitCos(id)).toBe(picked.includes(id) ? ref.unitCos.get(id) : undefined);
           expect(bounded.childCos(id)).toBe(parent !== null && picked.includes(parent) ? ref.childCos.get(id) : undefined);
+          expect(bounded.childCosAt(index.slotOf(id) ?? -1)).toBe(bounded.childCos(id));
         }
       }
     });
@@ -243,6 +245,26 @@ describe('KeywordIndex (bounded BM25 component)', () => {
     // Re-added under the same ids (Orama gives them their old internal ids), one with new text.
     write([docs[3]!, { ...docs[4]!, text: 'tomato tomato paris' }], ['d10', 'd11']);
     check();
+  });
+
+  it('hits answers search by internal id, and keptScore gives the BM25 of kept hits only, until the next hits', () => {
+    const index = new KeywordIndex();
+    index.add(docs.slice(0, 600));
+    index.remove(['d5', 'd6']);
+    index.add([{ ...docs[5]!, text: 'tomato tomato paris' }]);
+    let previous: string[] = [];
+    for (const query of ['tomato garden', 'marathon running in paris', 'no such words']) {
+      const hits = index.hits(query, 50);
+      const expected = index.search(query, null, 50);
+      expect(Array.from(hits.ids, (internal, i) => ({ id: index.idOf(internal), kind: index.kindOf(internal), score: hits.scores[i] }))).toEqual(expected);
+      const kept = new Map(expected.map((h) => [h.id, h.score]));
+      for (const d of docs.slice(0, 600)) expect(index.keptScore(index.internalOf(d.id))).toBe(kept.get(d.id));
+      // Kept by the previous search only: nothing now.
+      for (const id of previous) if (!kept.has(id)) expect(index.keptScore(index.internalOf(id))).toBeUndefined();
+      previous = [...kept.keys()];
+    }
+    expect(index.internalOf('never indexed')).toBe(-1);
+    expect(index.keptScore(-1)).toBeUndefined();
   });
 
   it('rebuilds its postings from Orama’s own tree after a load', () => {
