@@ -21,6 +21,8 @@ export interface ChildRows {
   readonly records: readonly ChildRecord[];
   readonly slots: Int32Array;
   readonly keywordIds: Int32Array;
+  /** Whether two of the records have the same text (`withoutTwins` has something to fold). */
+  readonly repeatsText: boolean;
 }
 
 const SEARCHABLE: ReadonlySet<RecordKind> = new Set(['episode', 'atomic_fact', 'foresight', 'agent_case', 'agent_skill', 'knowledge']);
@@ -100,7 +102,7 @@ export class Partition {
       slots[i] = vector.slotOf(r.id) ?? -1;
       keywordIds[i] = keyword.internalOf(r.id);
     });
-    rows = { records, slots, keywordIds };
+    rows = { records, slots, keywordIds, repeatsText: new Set(records.map((r) => r.content)).size < records.length };
     this.childRowsCache.set(id, rows);
     return rows;
   }

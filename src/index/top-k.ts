@@ -122,3 +122,42 @@ export function topKPerGroup(ids: Int32Array, count: number, scores: Float64Arra
   for (const heap of heaps) if (heap) for (let i = 0; i < heap.length; i++) out[o++] = heap[i]!;
   return out.sort((a, b) => scores[b]! - scores[a]! || a - b);
 }
+
+/**
+ * The best `k` values of `scores[0..count)`, best first, NaN skipped: `topK`'s values when only
+ * the values matter (a leg's distribution for its z-scores), with no key and no callback, so it
+ * runs over ten thousand cosines per query at the cost of reading them.
+ */
+export function topValues(scores: ArrayLike<number>, count: number, k: number): number[] {
+  if (k <= 0) return [];
+  // A min-heap of the best values so far: its root is the worst kept.
+  const heap = new Float64Array(k);
+  let n = 0;
+  for (let i = 0; i < count; i++) {
+    const s = scores[i]!;
+    if (Number.isNaN(s)) continue;
+    if (n < k) {
+      let at = n++;
+      while (at > 0) {
+        const p = (at - 1) >> 1;
+        if (heap[p]! <= s) break;
+        heap[at] = heap[p]!;
+        at = p;
+      }
+      heap[at] = s;
+    } else if (s > heap[0]!) {
+      let at = 0;
+      for (;;) {
+        const l = 2 * at + 1;
+        if (l >= k) break;
+        const r = l + 1;
+        const c = r < k && heap[r]! < heap[l]! ? r : l;
+        if (heap[c]! >= s) break;
+        heap[at] = heap[c]!;
+        at = c;
+      }
+      heap[at] = s;
+    }
+  }
+  return Array.from(heap.subarray(0, n)).sort((a, b) => b - a);
+}

@@ -11,7 +11,7 @@
  * in the same pass with group numbers instead of id lookups.
  */
 import type { RecordKind } from '../records.js';
-import { topK } from './top-k.js';
+import { topK, topValues } from './top-k.js';
 import { grown } from './typed-arrays.js';
 
 export interface VectorHit {
@@ -101,8 +101,7 @@ export class MaxSimScan implements MaxSimCosines {
 
   /** The `k` best child cosines, best first. */
   topChildScores(k: number): number[] {
-    const scores = this.childScores;
-    return topK(scores, scores.length, k, -Infinity, () => 0).map((i) => scores[i]!);
+    return topValues(this.childScores, this.childScores.length, k);
   }
 }
 
@@ -243,7 +242,7 @@ export class VectorIndex {
    * search needs the cosines of its few candidates (for the trace), not every record's. Each value
    * is bit-for-bit `maxSim`'s, under the same visibility rules.
    */
-  maxSimOf(query: Float32Array, units: readonly string[], options: MaxSimOptions & { childrenOf(id: string): Iterable<string> }): MaxSimCosines {
+  maxSimOf(query: Float32Array, units: readonly string[], options: MaxSimOptions & { childSlots(id: string): ArrayLike<number> }): MaxSimCosines {
     const childMask = kindMask(options.children);
     const unitMask = kindMask(options.units);
     const q = this.queryRow(query);
@@ -255,10 +254,11 @@ export class VectorIndex {
       const g = this.groupNumbers.get(unit);
       if (g === undefined || unitCos.has(unit) || !(own ? own[g] === 1 : options.visible(unit))) continue;
       let best = NaN;
-      for (const child of options.childrenOf(unit)) {
-        const slot = this.slots.get(child);
-        if (slot === undefined || this.groups[slot] !== g || !((childMask >> this.kinds[slot]!) & 1)) continue;
-        if (options.filtered && !options.visible(child)) continue;
+      const slots = options.childSlots(unit);
+      for (let c = 0; c < slots.length; c++) {
+        const slot = slots[c]!;
+        if (slot < 0 || this.groups[slot] !== g || !((childMask >> this.kinds[slot]!) & 1)) continue;
+        if (options.filtered && !options.visible(this.ids[slot]!)) continue;
         const s = this.rowCos(q, slot);
         if (!Number.isNaN(s)) childCos.set(slot, s);
         if (Number.isNaN(best) || s > best) best = s;

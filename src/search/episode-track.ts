@@ -128,7 +128,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
   // Exact cosines for every visible child and unit, in one pass over the partition's vectors
   // (vector-index.ts); the radius only decides leg membership.
   const full = keywordOnly ? null : vector.maxSim(queryVector, maxSimOptions);
-  const scan = full ?? vector.maxSimOf(queryVector, keywordRanked.slice(0, options.pool), { ...maxSimOptions, childrenOf: (id) => partition.children.get(id) ?? [] });
+  const scan = full ?? vector.maxSimOf(queryVector, keywordRanked.slice(0, options.pool), { ...maxSimOptions, childSlots: (id) => partition.childRows(id).slots });
   const vectorTop = full ? full.topUnits(Math.max(options.pool, FUSION_POOL), floor) : [];
   const vectorRanked = vectorTop.map((h) => h.id);
 
@@ -169,7 +169,8 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
     }
     // Without the vector pass, facts of equal BM25 go by cosine, as their fused values ordered them.
     scored.sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0));
-    const children = withoutTwins(scored);
+    // Most episodes repeat no text among their children: then there is nothing to fold.
+    const children = rows.repeatsText ? withoutTwins(scored) : scored;
     const fused = evidence(fusedOf(id, unitScore), children);
     out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs, children });
   }

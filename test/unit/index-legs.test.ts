@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemory } from '../../src/engine.js';
 import { ALL_GROUPS, BoundedBm25, DEFAULT_RELEVANCE, type IndexData } from '../../src/index/bounded-bm25.js';
 import { KEYWORD_POOL, KeywordIndex, ramaTokenizer } from '../../src/index/keyword-index.js';
-import { topK, topKPerGroup } from '../../src/index/top-k.js';
+import { topK, topKPerGroup, topValues } from '../../src/index/top-k.js';
 import { dot, VectorIndex } from '../../src/index/vector-index.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
 import type { RecordKind } from '../../src/records.js';
@@ -44,6 +44,18 @@ describe('topK', () => {
           .sort((a, b) => scores[b]! - scores[a]! || (key(a) < key(b) ? -1 : 1))
           .slice(0, k);
         expect(topK(scores, scores.length, k, floor, key)).toEqual(expected);
+      }),
+    );
+  });
+});
+
+describe('topValues', () => {
+  it('equals a full sort of the values best first, NaN left out, for any scores', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.integer({ min: -3, max: 3 }), fc.double({ noDefaultInfinity: false }), fc.constant(NaN)), { maxLength: 300 }), fc.integer({ min: 0, max: 120 }), (raw, k) => {
+        const scores = Float64Array.from(raw);
+        const expected = raw.filter((s) => !Number.isNaN(s)).sort((a, b) => b - a).slice(0, k);
+        expect(topValues(scores, scores.length, k)).toEqual(expected);
       }),
     );
   });
@@ -148,14 +160,15 @@ describe('VectorIndex.maxSim', () => {
         // The bounded scan of a keyword-only search: the same cosines for the units it is given
         // (and their children), none for the others.
         const picked = ['e0', 'e5', 'e7', 'e8', 'e9', 'e10', 'e12', 'e20', `e${20 + q}`, 'case', 'nobody'];
-        const childrenOf = (id: string) => [...records.values()].filter((c) => c.parent === id && c.kind === 'atomic_fact').map((c) => c.id);
+        // Each unit's children as vector rows (−1: none), as a partition's `childRows` gives them.
+        const childSlots = (id: string) => [...records.values()].filter((c) => c.parent === id && c.kind === 'atomic_fact').map((c) => index.slotOf(c.id) ?? -1);
         const bounded = index.maxSimOf(query, picked, {
           units: ['episode', 'knowledge'],
           children: ['atomic_fact', 'foresight'],
           filtered,
           visible,
           hasVisibleChildren: (id) => [...records.values()].some((c) => c.parent === id && visible(c.id)),
-          childrenOf,
+          childSlots,
         });
         for (const id of records.keys()) {
           const parent = records.get(id)!.parent;
