@@ -205,7 +205,7 @@ export class VectorIndex {
     const groupScores = new Float64Array(this.groupNames.length).fill(NaN);
     // Per group: 0 not asked yet, 1 visible, 2 not. Without a filter, a group whose own record
     // has a row exists, so it is visible without asking.
-    const groupVisible = options.filtered ? new Uint8Array(this.groupNames.length) : Uint8Array.from(this.groupsWithOwnRow());
+    const groupVisible = options.filtered ? new Uint8Array(this.groupNames.length) : this.groupsWithOwnRow().slice();
     const visibleGroup = (g: number) => {
       if (groupVisible[g] === 0) groupVisible[g] = options.visible(this.groupNames[g]!) ? 1 : 2;
       return groupVisible[g] === 1;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemory } from '../../src/engine.js';
 import { ALL_GROUPS, BoundedBm25, DEFAULT_RELEVANCE, type IndexData } from '../../src/index/bounded-bm25.js';
 import { KEYWORD_POOL, KeywordIndex, ramaTokenizer } from '../../src/index/keyword-index.js';
-import { topK, topKPerGroup, topValues } from '../../src/index/top-k.js';
+import { sortByScore, topK, topKPerGroup, topValues } from '../../src/index/top-k.js';
 import { dot, VectorIndex } from '../../src/index/vector-index.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
 import type { RecordKind } from '../../src/records.js';
@@ -56,6 +56,21 @@ describe('topValues', () => {
         const scores = Float64Array.from(raw);
         const expected = raw.filter((s) => !Number.isNaN(s)).sort((a, b) => b - a).slice(0, k);
         expect(topValues(scores, scores.length, k)).toEqual(expected);
+      }),
+    );
+  });
+});
+
+describe('sortByScore', () => {
+  it('orders ids as a full sort by (score desc, id asc) does, ties included', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -3, max: 3 }), { maxLength: 200 }), fc.integer({ min: 0, max: 1000 }), (raw, seed) => {
+        const scores = Float64Array.from(raw);
+        // Distinct ids in a shuffled order.
+        const ids = Int32Array.from(raw.map((_, i) => i).sort((a, b) => ((a * 7919 + seed) % 211) - ((b * 7919 + seed) % 211) || a - b));
+        const expected = Array.from(ids).sort((a, b) => scores[b]! - scores[a]! || a - b);
+        sortByScore(ids, scores);
+        expect(Array.from(ids)).toEqual(expected);
       }),
     );
   });
