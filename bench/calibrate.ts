@@ -8,8 +8,9 @@
  *      competition weighs facts and episodes by;
  *   2. `WIRE_KNOTS`: an isotonic regression (pool-adjacent-violators) of the label on the score
  *      of what a hybrid search with top_k 10 shows, with the current knots undone, per wire map
- *      (episodes that won their place, the owner's facts, another participant's passages; the
- *      search trace says which map each shown item went through): the correction from a
+ *      (episodes that won their place and the owner's facts, apart for conversations where
+ *      someone else spoke, and another participant's passages; the search trace says which map
+ *      each shown item went through): the correction from a
  *      competition score to the chance a shown item stands for.
  *
  * Ranking does not change with either; run it again after changing step 1's constants, since
@@ -52,7 +53,7 @@ interface Sample {
 type Kind = 'unit' | 'child';
 /** Step 1: fused evidence of the top 50. Step 2: competition scores of what the top 10 shows, per wire map. */
 const evidence: Record<Kind, Sample[]> = { unit: [], child: [] };
-const shown: Record<WireMap, Sample[]> = { episode: [], fact: [], passage: [] };
+const shown: Record<WireMap, Sample[]> = { episode: [], fact: [], shared_episode: [], shared_fact: [], passage: [] };
 
 /** Undoes `throughKnots`: the knots rise strictly, so the map is invertible. */
 function undoKnots(y: number, knots: Knots): number {
@@ -82,7 +83,8 @@ for (const protocol of protocols) {
     const wireMap = top.trace.wire_map;
     for (const e of top.response.data.episodes) {
       // An episode that came in through a fact carries that fact's score: counted once, as the fact.
-      if (wireMap[e.id] === 'episode') shown.episode.push({ x: undoKnots(e.score, WIRE_KNOTS.episode), label: labelOf(e.session_id) });
+      const own = wireMap[e.id]!;
+      if (own === 'episode' || own === 'shared_episode') shown[own].push({ x: undoKnots(e.score, WIRE_KNOTS[own]), label: labelOf(e.session_id) });
       for (const f of e.atomic_facts) {
         const map = wireMap[f.id]!;
         shown[map].push({ x: undoKnots(f.score, WIRE_KNOTS[map]), label: labelOf(e.session_id) });
@@ -187,7 +189,7 @@ for (const kind of ['unit', 'child'] as const) {
   platts.push(`  ${kind}: { slope: ${r4(slope)}, bias: ${r4(bias)} },`);
 }
 const knotLines: string[] = [];
-for (const map of ['episode', 'fact', 'passage'] as const) {
+for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
   const knots = isotonicKnots(shown[map]).map(([x, y]) => [r4(x), r4(y)] as [number, number]);
   console.log(`\nstep 2, map ${map}, shown in the top 10: ${shown[map].length} items (${shown[map].filter((s) => s.label).length} hits)`);
   console.log(`bucket     mean   hit    n   (competition score)\n${bucketTable(shown[map], (x) => x)}`);

@@ -148,26 +148,36 @@ export type Knots = readonly (readonly [number, number])[];
  * which such items held the answer, fitted by `bench/calibrate.ts` on what hybrid search returns
  * for the fit half (top_k 10; `--protocol abc --limit a=230,b=80,c=80`) and checked by
  * `bench:quality` on the other half (its reliability table). Monotone, so the order of the answer
- * does not change. Three maps, because the same competition score means a different chance for:
- * an episode that won its place itself (`episode`); the owner's own facts and passages (`fact`);
- * and another participant's words (`passage`: "Mel replied: …"). A reply seldom repeats the
- * question's words, yet when one is shown it usually sits in the conversation that holds the
- * answer: on the fit half, shown passages with competition scores 0.3–0.9 were in an answer
- * session 74–100 % of the time, where the owner's facts at those scores were 46–77 %. An episode
- * that came in through one of its facts carries that fact's score, so it goes through that
- * fact's map.
+ * does not change within a map. The same competition score means a different chance for an
+ * episode that won its place itself, for the owner's own facts and passages, and for another
+ * participant's words ("Mel replied: …"): a reply seldom repeats the question's words, yet when
+ * one is shown it usually sits in the conversation that holds the answer (fit half: shown
+ * passages with competition scores 0.3–0.9 were in an answer session 74–100 % of the time, the
+ * owner's facts at those scores 46–77 %). And episodes and facts of a conversation where only the
+ * owner spoke (notes, a user's turns alone) are standardised among other populations than those
+ * of a conversation with others, whose episodes are longer and whose facts compete with passages;
+ * so each gets its own map (`shared_…` when someone else spoke). An episode that came in through
+ * one of its facts carries that fact's score, so it goes through that fact's map.
  */
-export type WireMap = 'episode' | 'fact' | 'passage';
+export type WireMap = 'episode' | 'fact' | 'shared_episode' | 'shared_fact' | 'passage';
 
 export const WIRE_KNOTS: Record<WireMap, Knots> = {
-  episode: [[0.0099, 0.001], [0.0168, 0.0057], [0.0236, 0.009], [0.0372, 0.0548], [0.0685, 0.1037], [0.1317, 0.1879], [0.2433, 0.2712], [0.4273, 0.453], [0.6753, 0.7333], [0.8772, 0.8864], [0.9703, 0.9568], [0.9966, 0.999]],
-  fact: [[0.0046, 0.001], [0.0084, 0.0102], [0.0113, 0.0143], [0.0146, 0.0259], [0.0225, 0.0439], [0.0315, 0.0739], [0.0397, 0.1045], [0.0468, 0.1055], [0.0512, 0.1081], [0.0605, 0.1172], [0.0765, 0.1696], [0.1003, 0.2051], [0.1402, 0.2516], [0.1803, 0.2768], [0.2023, 0.3475], [0.2604, 0.375], [0.3726, 0.4718], [0.5461, 0.5543], [0.6758, 0.6333], [0.7855, 0.7215], [0.8954, 0.8301], [0.9479, 0.8684], [0.9784, 0.9145], [0.9942, 0.9541], [0.9992, 0.9935]],
+  episode: [[0.0196, 0.001], [0.0326, 0.0531], [0.0628, 0.0806], [0.1612, 0.1677], [0.3847, 0.3929], [0.7452, 0.7788], [0.946, 0.9135], [0.9942, 0.9927]],
+  fact: [[0.0088, 0.0188], [0.0147, 0.024], [0.0226, 0.038], [0.0316, 0.0663], [0.0466, 0.0965], [0.0755, 0.1544], [0.1021, 0.2027], [0.1499, 0.2616], [0.2015, 0.3056], [0.2756, 0.3426], [0.405, 0.5048], [0.5633, 0.5385], [0.6852, 0.6503], [0.7979, 0.7211], [0.895, 0.8288], [0.9563, 0.8609], [0.9937, 0.9661]],
+  shared_episode: [[0.0095, 0.001], [0.0167, 0.0094], [0.0236, 0.0198], [0.037, 0.0556], [0.0694, 0.12], [0.2653, 0.3913], [0.8803, 0.9126]],
+  shared_fact: [[0.0051, 0.001], [0.0087, 0.0026], [0.0118, 0.0076], [0.014, 0.031], [0.0182, 0.0442], [0.0247, 0.0769], [0.0364, 0.1], [0.0683, 0.1878], [0.1293, 0.2115], [0.2281, 0.431], [0.5066, 0.5751], [0.874, 0.8247], [0.9924, 0.968]],
   passage: [[0.0063, 0.001], [0.0118, 0.0135], [0.0195, 0.018], [0.03, 0.0583], [0.058, 0.1386], [0.1594, 0.4231], [0.7425, 0.913]],
 };
 
-/** The map a nested fact's score goes through: `passage` for words no owner said, else `fact`. */
-export function childWireMap(record: { sender_ids: readonly string[]; passage?: true }, ownerId: string): 'fact' | 'passage' {
-  return record.passage && !record.sender_ids.includes(ownerId) ? 'passage' : 'fact';
+/** Whether someone besides the owner spoke in an episode's conversation. */
+export function isShared(episode: { sender_ids: readonly string[] }, ownerId: string): boolean {
+  return episode.sender_ids.some((id) => id !== ownerId);
+}
+
+/** The map a nested fact's score goes through: `passage` for words the owner did not say. */
+export function childWireMap(record: { sender_ids: readonly string[]; passage?: true }, ownerId: string, shared: boolean): 'fact' | 'shared_fact' | 'passage' {
+  if (record.passage && !record.sender_ids.includes(ownerId)) return 'passage';
+  return shared ? 'shared_fact' : 'fact';
 }
 
 /** The monotone piecewise-linear map through `knots`, anchored at (0, 0) and (1, 1). */

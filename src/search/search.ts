@@ -9,7 +9,7 @@ import type { Partition } from '../index/partition.js';
 import { embedQueries, type Embedder, type Llm, type ModelCallOptions, type Reranker } from '../models/ports.js';
 import type { AgentCaseRecord, AgentSkillRecord, BufferedMessage, ProfileRecord } from '../records.js';
 import { agenticRetrieve } from './agentic.js';
-import { calibrationFor, childWireMap, FUSED_CALIBRATION, throughKnots, WIRE_KNOTS, type WireMap } from './scores.js';
+import { calibrationFor, childWireMap, FUSED_CALIBRATION, isShared, throughKnots, WIRE_KNOTS, type WireMap } from './scores.js';
 import { searchAgentTrack } from './agent-track.js';
 import { recallUnits, type Leg, type UnitCandidate } from './episode-track.js';
 import { competeGranularity, FACTS_PER_EPISODE } from './granularity.js';
@@ -109,13 +109,14 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
       // fact carries the fact's score and its map. A floor filters what would be returned
       // without it: an episode under it goes, with its facts; an episode over it shows only the
       // facts that pass it.
-      const episodeMap: WireMap = w.via ? childWireMap(w.via.record, ownerId) : 'episode';
+      const shared = isShared(w.candidate.record, ownerId);
+      const episodeMap: WireMap = w.via ? childWireMap(w.via.record, ownerId, shared) : shared ? 'shared_episode' : 'episode';
       const score = throughKnots(w.score, WIRE_KNOTS[episodeMap]);
       if (score < floor) continue;
       wireMap[w.candidate.record.id] = episodeMap;
       const facts = [];
       for (const f of w.facts) {
-        const map = childWireMap(f.record, ownerId);
+        const map = childWireMap(f.record, ownerId, shared);
         const item = factItem(f.record, throughKnots(f.score, WIRE_KNOTS[map]));
         if (item.score < floor) continue;
         wireMap[f.record.id] = map;

@@ -363,24 +363,32 @@ describe('knowledge entries', () => {
 });
 
 describe('wire maps', () => {
-  it("each shown item says its map: another participant's words go through the passage map, the owner's through the fact map", async () => {
+  it("each shown item says its map: another participant's words, the owner's words with others, the owner alone", async () => {
     const chat = await createMemory({ embedder });
     await remember(chat, 'trip', [
       said('ana', 'I am planning a trip to Lisbon in May with my sister.', MONDAY_9AM),
       replied('guide', 'For Lisbon I recommend the tram 28 ride and the pastries at Belém.', MONDAY_9AM + MINUTE),
     ]);
-    await remember(chat, 'garden', [said('ana', 'I planted tomatoes and basil in the garden.', MONDAY_9AM + DAY)]);
-    const { response, trace } = await chat.searchWithTrace({ user_id: 'ana', query: 'what did the guide recommend in Lisbon', method: 'hybrid', top_k: 5 });
+    await remember(chat, 'garden', [said('ana', 'I planted tomatoes and basil in the garden for my sister.', MONDAY_9AM + DAY)]);
+    const { response, trace } = await chat.searchWithTrace({ user_id: 'ana', query: 'what did the guide recommend to my sister in Lisbon', method: 'hybrid', top_k: 5 });
     const shown = response.data.episodes.flatMap((e) => [e.id, ...e.atomic_facts.map((f) => f.id)]);
     expect(Object.keys(trace.wire_map).sort()).toEqual([...shown].sort());
-    const facts = response.data.episodes.flatMap((e) => e.atomic_facts);
-    const recommended = facts.find((f) => f.content.includes('tram 28'));
+    const trip = response.data.episodes.find((e) => e.session_id === 'trip')!;
+    const garden = response.data.episodes.find((e) => e.session_id === 'garden')!;
+    // Passages are attributed ("guide replied: …"); the owner's words with the guide are shared.
+    const recommended = trip.atomic_facts.find((f) => f.content.includes('tram 28'));
     expect(recommended).toBeDefined();
-    expect(trace.wire_map[recommended!.id]).toBe('passage');
-    // Passages are attributed ("guide replied: …"); everything else shown is the owner's.
-    for (const f of facts) expect(trace.wire_map[f.id]).toBe(f.content.startsWith('guide replied:') ? 'passage' : 'fact');
-    expect(facts.some((f) => trace.wire_map[f.id] === 'fact')).toBe(true);
-    // The maps differ, so the same competition score would show differently through each.
+    for (const f of trip.atomic_facts) expect(trace.wire_map[f.id]).toBe(f.content.startsWith('guide replied:') ? 'passage' : 'shared_fact');
+    expect(['shared_episode', 'shared_fact', 'passage']).toContain(trace.wire_map[trip.id]);
+    // Ana alone in the garden: her own maps.
+    for (const f of garden.atomic_facts) expect(trace.wire_map[f.id]).toBe('fact');
+    expect(['episode', 'fact']).toContain(trace.wire_map[garden.id]);
+    // An episode that came in through a fact carries that fact's score.
+    for (const e of [trip, garden]) {
+      if (trace.wire_map[e.id]!.endsWith('episode')) continue;
+      expect(e.atomic_facts.map((f) => f.score)).toContain(e.score);
+    }
+    // The maps differ, so the same competition score shows differently through each.
     expect(throughKnots(0.5, WIRE_KNOTS.passage)).not.toBe(throughKnots(0.5, WIRE_KNOTS.fact));
     await chat.close();
   });
