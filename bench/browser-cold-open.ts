@@ -6,6 +6,7 @@
  *   npm run bench:browser                                # 10k records, table
  *   npm run bench:browser -- --json                      # machine-readable
  *   npm run bench:browser -- --records 10000,100000 --runs 3
+ *   npm run bench:browser -- --variants engram --profile 0  # only the cached-model open, no step profile
  *
  * Also reports warm hybrid query latency (p50/p95 of 20 questions after each open) and the bytes
  * IndexedDB holds against the raw text and vectors. Orama's JSON snapshot is only built up to
@@ -34,6 +35,10 @@ const i0 = args.indexOf('--records');
 const SIZES = (i0 >= 0 && args[i0 + 1] ? args[i0 + 1]! : '10000').split(',').map(Number);
 const SNAPSHOT_LIMIT = 20_000;
 const RUNS = option('--runs', 5);
+/** Step-by-step profiles after the timed opens (0: none). */
+const PROFILES = option('--profile', 3);
+const i1 = args.indexOf('--variants');
+const ONLY = i1 >= 0 && args[i1 + 1] ? new Set(args[i1 + 1]!.split(',')) : null;
 const TARGET_MS = 300;
 
 type Variant = 'engram' | 'engram-nocache' | 'orama';
@@ -81,7 +86,7 @@ async function main(): Promise<void> {
 
 async function measure(count: number) {
   const { source, texts: corpus } = await texts(count);
-  const withSnapshot = count <= SNAPSHOT_LIMIT;
+  const withSnapshot = count <= SNAPSHOT_LIMIT && (!ONLY || ONLY.has('orama'));
   // LongMemEval-S when it is there (loadDataset prints what it is and where to get it), else generated sentences.
   process.stderr.write(`data: ${count.toLocaleString('en-US')} records from ${source}; model: the bundled models/static-en\n`);
   const outDir = await mkdtemp(join(tmpdir(), 'engram-bench-page-'));
@@ -116,7 +121,8 @@ async function measure(count: number) {
     }, 'bench');
 
     const results: Record<Variant, ColdResult[]> = { engram: [], 'engram-nocache': [], orama: [] };
-    const variants: Variant[] = withSnapshot ? ['engram', 'orama', 'engram-nocache'] : ['engram', 'engram-nocache'];
+    const variants = (withSnapshot ? ['engram', 'orama', 'engram-nocache'] as const : ['engram', 'engram-nocache'] as const).filter((v) => !ONLY || ONLY.has(v));
+    if (!variants.includes('engram')) throw new Error('--variants must include engram');
     // Interleaved, so that a slow moment of the machine does not land on one variant only.
     for (let run = 0; run < RUNS; run++) {
       for (const variant of variants) results[variant].push(await openOnce(variant));
@@ -125,7 +131,7 @@ async function measure(count: number) {
     await page.goto(`${served.url}?name=bench`);
     await page.waitForFunction(() => 'coldOpen' in globalThis);
     const profiles: Record<string, number>[] = [];
-    for (let run = 0; run < Math.min(RUNS, 3); run++) {
+    for (let run = 0; run < Math.min(RUNS, PROFILES); run++) {
       const p = await page.evaluate(() => (globalThis as unknown as { coldOpen: { profile(n: string, q: string): Promise<{ ok: boolean; error?: string; steps: Record<string, number> }> } }).coldOpen.profile('bench', 'how long does it take to get to the airport'));
       if (!p.ok) throw new Error(`profile: ${p.error}`);
       profiles.push(p.steps);

@@ -17,6 +17,7 @@ import { storedMetadata } from './contract/metadata.js';
 import { listMemories } from './list.js';
 import { MemoryState, profileId } from './memory-state.js';
 import { keepSnapshots, readSnapshots } from './index/snapshot-keeper.js';
+import { warmUp, type WarmUp } from './index/warm-up.js';
 import type { Embedder, Llm, Reranker } from './models/ports.js';
 import { createLlmReranker } from './models/llm-reranker.js';
 import { fromStored, isMemoryRecord, partitionKey, recordKey, scopedStorageId, searchText, sentBy, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
@@ -48,8 +49,12 @@ export interface MemoryOptions {
   store?: StorageAdapter;
   /** Seal everything the store keeps (AES-256-GCM) under a key or passphrase; see docs/encryption.md. An encrypted store refuses to open without it. */
   encryption?: EncryptionOptions;
-  /** The embedding model. Required: use `createDefaultEmbedder()` for the bundled on-device model. */
-  embedder: Embedder;
+  /**
+   * The embedding model. Required: use `createDefaultEmbedder()` for the bundled on-device model.
+   * A promise of one lets the store's records load (and, with `warmIndexes`, the indexes build)
+   * while the model is still loading; the memory opens once both are done.
+   */
+  embedder: Embedder | Promise<Embedder>;
   /** Optional reranker for agentic round 1 / 2 and hybrid skills. */
   reranker?: Reranker | null;
   /** Optional LLM: agentic sufficiency checks, `enable_llm_rerank`, LLM extraction. */
@@ -65,9 +70,9 @@ export interface MemoryOptions {
   /** The cosine floor used when `top_k` is -1 (default 0.5, EverOS's value). */
   autoRadius?: number;
   /**
-   * Build every partition's indexes in the background right after opening (largest first, one
-   * partition per task), so the first search a person types finds them ready. Default false:
-   * indexes are built by the first search of each partition.
+   * Build every partition's indexes in the background as soon as the records are loaded (largest
+   * first, one partition per task, while `embedder` may still be loading), so the first search a
+   * person types finds them ready. Default false: indexes are built by the first search of each partition.
    */
   warmIndexes?: boolean;
   /** Called for every degraded path taken (no LLM, extractor fallback, …): nothing degrades silently. */
@@ -147,8 +152,9 @@ export interface ImportOptions extends CallOptions {
 /** Opens a memory over a store (loading and, if the embedding model changed, re-embedding it). */
 export async function createMemory(options: MemoryOptions): Promise<Memory> {
   if (!options?.embedder) throw createError('MODEL_UNAVAILABLE', { message: 'createMemory needs an embedder: pass createDefaultEmbedder() for the bundled model' });
+  const embedding = Promise.resolve(options.embedder);
+  embedding.catch(() => undefined); // awaited below, once the records are loaded
   const store = await openStore(options.store ?? createMemoryStore(), options.encryption);
-  const embedder = options.embedder;
   const reranker = options.reranker ?? null;
   const llm = options.llm ?? null;
   const llmReranker = llm ? createLlmReranker(llm) : null;
@@ -164,25 +170,30 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     readSnapshots(store),
   ]);
   options.onProgress?.({ phase: 'open', loaded: items.length, total: items.length });
-  await reembedIfModelChanged(store, items, embedder, options.onProgress);
-  const state = new MemoryState(items);
+  // The state and its indexes are made while the model may still load; re-embedded records (a
+  // model change, known only once it loaded) make them again.
+  let state = new MemoryState(items);
   // Keyword indexes kept by the store (IndexedDB): restored instead of rebuilt when the items did not change.
+  if (store.snapshots) state.offerSnapshots(stored, store.snapshots.generation());
+  let warming: WarmUp | null = options.warmIndexes ? warmUp(state.partitions.values()) : null;
+  let embedder: Embedder;
+  try {
+    embedder = await embedding;
+    if ((await reembedIfModelChanged(store, items, embedder, options.onProgress)) > 0) {
+      warming?.stop();
+      state = new MemoryState(items);
+      warming = options.warmIndexes ? warmUp(state.partitions.values()) : null;
+    }
+  } catch (error) {
+    warming?.stop();
+    throw error;
+  }
   const snapshots = store.snapshots
     ? keepSnapshots(state, store.snapshots, stored, { onError: (error) => notify({ code: 'index.snapshot_failed', message: `The search index could not be kept for the next open (${isMemoryError(error) ? error.code : 'error'}); it is rebuilt from the records then.` }) })
     : null;
 
   let closed = false;
   let queue: Promise<unknown> = Promise.resolve();
-  if (options.warmIndexes) {
-    const pending = [...state.partitions.values()].sort((a, b) => b.size - a.size);
-    const warmNext = () => {
-      const partition = pending.shift();
-      if (closed || !partition) return;
-      partition.indexes();
-      setTimeout(warmNext, 0);
-    };
-    setTimeout(warmNext, 0);
-  }
   const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
     const run = queue.then(() => {
       if (closed) throw createError('CLOSED');
@@ -495,6 +506,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
       if (closed) return;
       await queue;
       closed = true;
+      warming?.stop();
       await snapshots?.close();
       await store.close();
     },

@@ -1,13 +1,16 @@
 /**
  * Opens the browser engine of one named memory: the IndexedDB store and the static embedding
- * model (fetched, cached, parsed) side by side, then the engine over them. The memory worker calls
+ * model (fetched, cached, parsed) side by side: the engine starts over the store as soon as it is
+ * open, loading the records and building the indexes while the model is read, and opens once
+ * both are done. The memory worker calls
  * this once it holds the memory's Web Lock; a service worker that hosts while no tab is open calls
  * the same function, so both hosts open the memory in exactly the same way.
  */
 import { createMemory, type Memory, type Progress } from '../src/engine.js';
 import { isMemoryError } from '../src/errors.js';
 import { cachedModelFetch, evictCachedModel } from '../src/models/model-cache.js';
-import { loadStaticModelFromUrl } from '../src/models/load-static-model.js';
+import { fetchModelBytes } from '../src/models/load-static-model.js';
+import { parseStaticModel } from '../src/models/static-model.js';
 import { createStaticEmbedder } from '../src/models/static-embedder.js';
 import type { PeerEvent } from '../src/rpc/peer.js';
 import { createIndexedDbStore } from '../src/store/indexeddb-store.js';
@@ -92,7 +95,7 @@ export interface OpenEngineHooks {
 export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHooks): Promise<Memory> {
   const { onProgress, onEvent } = hooks;
   const mark = hooks.mark ?? (() => undefined);
-  // The store starts reading every item as soon as it is open, while the model downloads and parses.
+  // The store starts reading every item as soon as it is open, while the model is read and parsed.
   const storeOpening = createIndexedDbStore(options.name, options.durability ? { durability: options.durability } : {});
   let store: StorageAdapter | undefined;
   try {
@@ -100,7 +103,11 @@ export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHo
     const cacheName = options.modelCache;
     const baseFetch = options.fetch;
     const modelFetch = cacheName ? cachedModelFetch(cacheName, baseFetch) : baseFetch;
-    const load = () => loadStaticModelFromUrl(options.modelUrl, modelFetch ? { fetch: modelFetch } : {});
+    const load = async () => {
+      const bytes = await fetchModelBytes(options.modelUrl, modelFetch ? { fetch: modelFetch } : {});
+      mark('modelRead');
+      return parseStaticModel(bytes);
+    };
     const embedding = load()
       .catch(async (error: unknown) => {
         // A damaged cached copy (the parser names a reason) would fail every later visit too: drop
@@ -114,16 +121,16 @@ export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHo
         mark('modelParsed');
         const embedder = createStaticEmbedder(model);
         mark('embedderReady');
+        onProgress({ phase: 'embedder', loaded: 1, total: 1, text: embedder.id });
         return embedder;
       });
-    embedding.catch(() => undefined); // awaited below; a failure while the store opens is not "unhandled"
+    embedding.catch(() => undefined); // awaited by createMemory; a failure while the store opens is not "unhandled"
     store = await storeOpening;
     mark('storeOpen');
-    const embedder = await embedding;
-    onProgress({ phase: 'embedder', loaded: 1, total: 1, text: embedder.id });
+    // The engine loads the records and builds the indexes while the model loads; it opens when both are done.
     const memory = await createMemory({
       store,
-      embedder,
+      embedder: embedding,
       warmIndexes: true,
       ...(hooks.pdf !== undefined ? { pdf: hooks.pdf } : {}),
       ...(options.encryption ? { encryption: options.encryption } : {}),

@@ -44,8 +44,9 @@ export async function readSnapshots(store: StorageAdapter): Promise<Stored> {
 export function keepSnapshots(state: MemoryState, shelf: SnapshotShelf, stored: Stored, options: KeeperOptions = {}): SnapshotKeeper {
   const delay = options.delayMs ?? 2000;
   const offered = state.offerSnapshots(stored, shelf.generation());
-  // Snapshots that were not offered (stale, or of a partition that is gone) are replaced at the next write.
-  let unsaved = offered !== stored.size;
+  // Snapshots that were not offered (stale, or of a partition that is gone) are replaced at the next
+  // write, and so are partitions already built from their records (warmed before this keeper started).
+  let unsaved = offered !== stored.size || [...state.partitions.values()].some((p) => p.built === 'records');
   let timer: ReturnType<typeof setTimeout> | null = null;
   let writing: Promise<void> = Promise.resolve();
   let closed = false;

@@ -12,8 +12,8 @@ import { embedRecords } from './ingest.js';
 const EMBEDDER_META = 'embedder';
 const BATCH = 256;
 
-/** Vectors made by another model are meaningless to this one: re-embed them once, on open. */
-export async function reembedIfModelChanged(store: StorageAdapter, items: StoredItem[], embedder: Embedder, onProgress?: (p: Progress) => void): Promise<void> {
+/** Vectors made by another model are meaningless to this one: re-embed them once, on open. Returns how many records were re-embedded. */
+export async function reembedIfModelChanged(store: StorageAdapter, items: StoredItem[], embedder: Embedder, onProgress?: (p: Progress) => void): Promise<number> {
   const stale = items.filter((i): i is MemoryRecord => isMemoryRecord(i) && i.kind !== 'profile' && i.vector_model !== embedder.id);
   const known = (await store.getMeta(EMBEDDER_META)) as { id?: string } | undefined;
   if (stale.length > 0) {
@@ -25,4 +25,5 @@ export async function reembedIfModelChanged(store: StorageAdapter, items: Stored
     }
   }
   if (known?.id !== embedder.id) await store.setMeta(EMBEDDER_META, { id: embedder.id, dim: embedder.dim });
+  return stale.length;
 }

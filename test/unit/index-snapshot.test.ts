@@ -15,6 +15,8 @@ import { MemoryState } from '../../src/memory-state.js';
 import { partitionKey, type AtomicFactRecord, type StoredItem } from '../../src/records.js';
 import { createIndexedDbStore, deleteIndexedDbMemory, indexedDbName, PACK_ITEMS } from '../../src/store/indexeddb-store.js';
 import { fact } from '../support/storage-contract-cases.js';
+import { hashEmbedderDouble } from '../support/hash-embedder.js';
+import { createMemory, type Memory } from '../../src/engine.js';
 
 const WORDS = ['airport', 'shuttle', 'dinner', 'sister', 'garden', 'budget', 'recipe', 'train', 'doctor', 'weekend', 'movie', 'gym', '東京', 'café'];
 const QUERIES = ['airport shuttle', 'dinner with my sister', 'garden budget weekend', 'train to the doctor', '東京 café', 'nothing matches zzz'];
@@ -258,6 +260,57 @@ describe('snapshots over the IndexedDB store (fake-indexeddb)', () => {
     expect((await upgraded.loadAll()).map((i) => i.id)).toEqual(['f2']);
     await upgraded.close();
     await deleteIndexedDbMemory(legacy);
+  });
+});
+
+describe('an engine opened while its model still loads (warm-up before the embedder)', () => {
+  const later = <T>(value: T, ms = 30) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
+  const QUESTIONS = ['airport shuttle', 'dinner with my sister', 'garden budget weekend'];
+  const ask = (memory: Memory) => Promise.all(QUESTIONS.map(async (query) => (await memory.search({ user_id: 'u1', query, method: 'hybrid', top_k: 5 })).data.episodes.map((e) => e.id)));
+
+  it('builds the indexes before the model is ready, keeps their snapshot, restores it next time, and answers the same', async () => {
+    const name = `warm-${Date.now()}`;
+    const writer = await createMemory({ store: await createIndexedDbStore(name), embedder: hashEmbedderDouble() });
+    for (let i = 0; i < 12; i++) await writer.upsertKnowledge({ user_id: 'u1', title: `Note ${i}`, content: `${WORDS[i % WORDS.length]} ${WORDS[(i * 5) % WORDS.length]} note ${i}` });
+    const expected = await ask(writer);
+    await writer.close();
+    // The writer's search left a snapshot: drop it, so that the next open builds from the records.
+    const raw = await rawDb(name);
+    await request(raw.transaction('snapshots', 'readwrite').objectStore('snapshots').clear());
+    raw.close();
+
+    // The model arrives 30 ms after the records: the partition is built from its records meanwhile.
+    const first = await createMemory({ store: await createIndexedDbStore(name), embedder: later(hashEmbedderDouble()), warmIndexes: true });
+    expect(first.stats().indexed_partitions).toBe(1);
+    expect(await ask(first)).toEqual(expected);
+    await first.close(); // the snapshot of an index built before the keeper started is kept too
+
+    const store = await createIndexedDbStore(name);
+    const stored = await readSnapshots(store);
+    await store.loadAll(); // the store knows its generation after a full read
+    expect([...stored.values()].map((s) => s.generation)).toEqual([store.snapshots!.generation()]);
+    const second = await createMemory({ store, embedder: later(hashEmbedderDouble()), warmIndexes: true });
+    expect(second.stats().indexed_partitions).toBe(1);
+    expect(await ask(second)).toEqual(expected);
+    await second.close();
+    await deleteIndexedDbMemory(name);
+  });
+
+  it('re-embeds with a changed model once it is known, and searches the new vectors', async () => {
+    const name = `warm-model-${Date.now()}`;
+    const writer = await createMemory({ store: await createIndexedDbStore(name), embedder: hashEmbedderDouble(64) });
+    for (let i = 0; i < 6; i++) await writer.upsertKnowledge({ user_id: 'u1', title: `Note ${i}`, content: `${WORDS[i]} ${WORDS[i + 3]} note ${i}` });
+    await writer.close();
+    const embedder = hashEmbedderDouble(128);
+    const reopened = await createMemory({ store: await createIndexedDbStore(name), embedder: later(embedder), warmIndexes: true });
+    const fresh = await createMemory({ embedder });
+    for (let i = 0; i < 6; i++) await fresh.upsertKnowledge({ user_id: 'u1', title: `Note ${i}`, content: `${WORDS[i]} ${WORDS[i + 3]} note ${i}` });
+    const scores = async (memory: Memory) => (await memory.search({ user_id: 'u1', query: 'airport note', method: 'vector', top_k: 6 })).data.episodes.map((e) => e.score);
+    expect(await scores(reopened)).toEqual(await scores(fresh));
+    expect((await reopened.export()).items.filter((i) => i.kind === 'knowledge').every((i) => (i as { vector_model?: string }).vector_model === embedder.id)).toBe(true);
+    await reopened.close();
+    await fresh.close();
+    await deleteIndexedDbMemory(name);
   });
 });
 
