@@ -167,7 +167,8 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     store.loadAll().catch((error: unknown) => {
       throw wrapError(error, 'STORAGE_FAILED', 'cannot load the memory');
     }),
-    readSnapshots(store),
+    // Read ahead when every partition is restored at once anyway.
+    readSnapshots(store, { parse: options.warmIndexes === true }),
   ]);
   options.onProgress?.({ phase: 'open', loaded: items.length, total: items.length });
   // The state and its indexes are made while the model may still load; re-embedded records (a

@@ -9,6 +9,7 @@
  * by (app, project, id).
  */
 import { Partition } from './index/partition.js';
+import type { ParsedKeywordSnapshot } from './index/snapshot.js';
 import type { Scope } from './contract/requests.js';
 import { PartitionGraph } from './graph/partition-graph.js';
 import { bufferKey, fromStored, isGraphItem, isOwnedBy, partitionKey, recordKey, scopedStorageId, type BufferedMessage, type GraphItem, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
@@ -134,12 +135,12 @@ export class MemoryState {
    * generation of the items this state was loaded from (any other describes other items). Returns
    * how many were offered; each is still checked when its partition is first searched.
    */
-  offerSnapshots(stored: ReadonlyMap<string, { generation: number; bytes: Uint8Array }>, generation: number): number {
+  offerSnapshots(stored: ReadonlyMap<string, { generation: number; bytes: Uint8Array; parsed?: ParsedKeywordSnapshot }>, generation: number): number {
     let offered = 0;
     for (const [key, snapshot] of stored) {
       const partition = this.partitions.get(key);
       if (!partition || snapshot.generation !== generation) continue;
-      partition.offerSnapshot(snapshot.bytes, generation);
+      partition.offerSnapshot(snapshot.bytes, generation, snapshot.parsed);
       offered++;
     }
     return offered;

@@ -57,6 +57,8 @@ const mark = (step: string) => {
   marks[step] = Math.round(performance.now() * 10) / 10;
 };
 
+// When this worker's modules were evaluated (its time origin is when the worker was created).
+mark('script');
 let peer: Peer | null = null;
 let channel: BroadcastChannel | null = null;
 let failure: unknown = null;

@@ -82,7 +82,7 @@ function startLlm(choice: WorkerLlmOptions, hooks: OpenEngineHooks): DeferredLlm
 export interface OpenEngineHooks {
   onProgress: (progress: Progress) => void;
   onEvent: (event: PeerEvent) => void;
-  /** Called as each start-up step ends (`storeOpen`, `modelParsed`, `embedderReady`, `loaded`, `engineOpen`). */
+  /** Called as each start-up step ends (`storeOpen`, `modelRead`, `modelParsed`, `embedderReady`, `loaded`, `engineOpen`). */
   mark?: (step: string) => void;
   /**
    * Reads PDF text (see `MemoryOptions.pdf`). The memory worker passes the pdfjs reader, a lazy

@@ -10,7 +10,7 @@ import type { AtomicFactRecord, ForesightRecord, MemoryRecord, RecordKind } from
 import { searchText } from '../records.js';
 import { KeywordIndex } from './keyword-index.js';
 import { restamp } from './snapshot-codec.js';
-import { decodeKeywordSnapshot, encodeKeywordSnapshot } from './snapshot.js';
+import { bindKeywordSnapshot, encodeKeywordSnapshot, parseKeywordSnapshot, type ParsedKeywordSnapshot } from './snapshot.js';
 import { VectorIndex } from './vector-index.js';
 
 /** Kinds that take part in search (profiles are fetched, not ranked). */
@@ -33,8 +33,8 @@ export class Partition {
   readonly children = new Map<string, Set<string>>();
   private keyword: KeywordIndex | null = null;
   private vector: VectorIndex | null = null;
-  /** A stored keyword snapshot made at `generation`, not used yet; dropped as soon as a record changes. */
-  private snapshot: { bytes: Uint8Array; generation: number } | null = null;
+  /** A stored keyword snapshot made at `generation` (maybe parsed already), not used yet; dropped as soon as a record changes. */
+  private snapshot: { bytes: Uint8Array; generation: number; parsed: ParsedKeywordSnapshot | undefined } | null = null;
   /** Where the indexes came from (null: not built yet). */
   built: 'snapshot' | 'records' | null = null;
   /** Per unit, its children as rows of the indexes (`childRows`); emptied by every write. */
@@ -130,9 +130,12 @@ export class Partition {
     return { keyword: this.keyword, vector: this.vector! };
   }
 
-  /** Offers a stored keyword snapshot made when the items were at `generation` (used by the first `indexes()`). */
-  offerSnapshot(bytes: Uint8Array, generation: number): void {
-    if (!this.keyword) this.snapshot = { bytes, generation };
+  /**
+   * Offers a stored keyword snapshot made when the items were at `generation` (used by the first
+   * `indexes()`), with its parse when it was read ahead (`parseKeywordSnapshot` of these bytes).
+   */
+  offerSnapshot(bytes: Uint8Array, generation: number, parsed?: ParsedKeywordSnapshot): void {
+    if (!this.keyword) this.snapshot = { bytes, generation, parsed: parsed?.generation === generation ? parsed : undefined };
   }
 
   /**
@@ -152,7 +155,7 @@ export class Partition {
     if (!offered) return null;
     const searchable = records.filter((r) => SEARCHABLE.has(r.kind));
     try {
-      return decodeKeywordSnapshot(offered.bytes, offered.generation, (id) => {
+      return bindKeywordSnapshot(offered.parsed ?? parseKeywordSnapshot(offered.bytes, offered.generation), (id) => {
         const r = this.records.get(id);
         return r && SEARCHABLE.has(r.kind) ? { kind: r.kind, text: searchText(r) } : undefined;
       }, searchable.length);

@@ -12,8 +12,10 @@
  */
 import type { MemoryState } from '../memory-state.js';
 import type { SnapshotShelf, StorageAdapter } from '../store/port.js';
+import { parseKeywordSnapshot, type ParsedKeywordSnapshot } from './snapshot.js';
 
-type Stored = Map<string, { generation: number; bytes: Uint8Array }>;
+/** Stored snapshots by partition key; `parsed` when read ahead (see `readSnapshots`). */
+type Stored = Map<string, { generation: number; bytes: Uint8Array; parsed?: ParsedKeywordSnapshot }>;
 
 export interface SnapshotKeeper {
   /** How many stored snapshots were offered at open (each is still checked when used). */
@@ -31,13 +33,29 @@ export interface KeeperOptions {
   onError?: (error: unknown) => void;
 }
 
-/** The store's stored snapshots, or none when it keeps none or they cannot be read (they are only a shortcut). */
-export async function readSnapshots(store: StorageAdapter): Promise<Stored> {
+/**
+ * The store's stored snapshots, or none when it keeps none or they cannot be read (they are only a
+ * shortcut). With `parse`, each is also read as far as it can be without the records (most of a
+ * restore), as soon as it arrives: an open that restores every partition anyway does that while
+ * the records are still being read. One that fails to parse is left as bytes, and refused when offered.
+ */
+export async function readSnapshots(store: StorageAdapter, options: { parse?: boolean } = {}): Promise<Stored> {
+  let stored: Stored;
   try {
-    return (await store.snapshots?.read()) ?? new Map();
+    stored = (await store.snapshots?.read()) ?? new Map();
   } catch {
     return new Map();
   }
+  if (options.parse) {
+    for (const entry of stored.values()) {
+      try {
+        entry.parsed = parseKeywordSnapshot(entry.bytes, entry.generation);
+      } catch {
+        // refused again, with its reason, when its partition restores it
+      }
+    }
+  }
+  return stored;
 }
 
 /** Offers `stored` to `state`'s partitions and keeps the shelf's snapshots current from then on. */

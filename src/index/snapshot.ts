@@ -87,42 +87,47 @@ export function encodeKeywordSnapshot(index: KeywordIndex, generation: number): 
 }
 
 /**
- * The keyword index a snapshot holds, with each document's text and kind from `source`; throws
- * `SnapshotRejected` when the frame fails its checks, is of another generation, or its documents
- * are not exactly the `expected` searchable records (by id and kind).
+ * What a snapshot holds, read and checked on its own, before the partition's records are known:
+ * the costly part of a restore (every posting), which an open runs while the records are still
+ * being read. Its postings are handed over to the index it becomes: bind it once.
  */
-export function decodeKeywordSnapshot(bytes: Uint8Array, generation: number, source: DocSource, expected: number): KeywordIndex {
+export interface ParsedKeywordSnapshot {
+  readonly generation: number;
+  readonly ids: string[];
+  /** Per internal id: 0 when no document holds it, else its kind's code. */
+  readonly codes: Uint8Array;
+  readonly fieldLengths: Record<number, number>;
+  readonly lengths: Float64Array<ArrayBuffer>;
+  readonly present: number;
+  readonly avg: number | undefined;
+  readonly occurrences: Record<string, number>;
+  readonly terms: Map<string, { ids: Int32Array<ArrayBuffer>; tf: Float64Array<ArrayBuffer> }>;
+}
+
+/**
+ * Reads a snapshot made at `generation`; throws `SnapshotRejected` when the frame fails its
+ * checks, is of another generation, or its contents do not hold together.
+ */
+export function parseKeywordSnapshot(bytes: Uint8Array, generation: number): ParsedKeywordSnapshot {
   const input = readFrame(bytes, SNAPSHOT_VERSION, generation);
   const count = input.varint();
   if (count > bytes.length) throw new SnapshotRejected('content');
   const ids: string[] = new Array(count);
   for (let i = 0; i < count; i++) ids[i] = input.string();
-  const docs: Record<number, { id: string; kind: RecordKind; text: string }> = {};
+  const codes = new Uint8Array(count + 1);
   const fieldLengths: Record<number, number> = {};
   const lengths = new Float64Array(count + 1);
-  const byKind = new Map<RecordKind, number[]>();
-  const ordered: [number, string][] = [];
-  const sortPositions: Record<number, number> = {};
   let present = 0;
   for (let internal = 1; internal <= count; internal++) {
     const code = input.byte();
     if (code === 0) continue;
-    const kind = KINDS[code - 1];
-    const id = ids[internal - 1]!;
-    const record = source(id);
-    if (!kind || !record || record.kind !== kind) throw new SnapshotRejected('content');
-    docs[internal] = { id, kind, text: record.text };
+    if (code > KINDS.length) throw new SnapshotRejected('content');
+    codes[internal] = code;
     const length = input.varint();
     fieldLengths[internal] = length;
     lengths[internal] = length;
-    let list = byKind.get(kind);
-    if (!list) byKind.set(kind, (list = []));
-    list.push(internal);
-    sortPositions[internal] = ordered.length;
-    ordered.push([internal, record.text]);
     present++;
   }
-  if (present !== expected) throw new SnapshotRejected('content');
   const avg = input.byte() === 1 ? input.f64() : undefined;
   const termCount = input.varint();
   if (termCount > bytes.length) throw new SnapshotRejected('content');
@@ -136,7 +141,7 @@ export function decodeKeywordSnapshot(bytes: Uint8Array, generation: number, sou
     const n = input.varint();
     if (n > present || at + n > total || terms.has(token)) throw new SnapshotRejected('content');
     // One small pair of arrays per term: measured faster to make than views into one large pair.
-    const ids = new Int32Array(n);
+    const postingIds = new Int32Array(n);
     const tf = new Float64Array(n);
     let previous = 0;
     for (let i = 0; i < n; i++) {
@@ -145,15 +150,53 @@ export function decodeKeywordSnapshot(bytes: Uint8Array, generation: number, sou
       const length = fieldLengths[id];
       if (length === undefined) throw new SnapshotRejected('content');
       previous = id;
-      ids[i] = id;
+      postingIds[i] = id;
       tf[i] = input.varint() / length;
     }
     occurrences[token] = n;
-    terms.set(token, { ids, tf });
+    terms.set(token, { ids: postingIds, tf });
     at += n;
   }
   if (at !== total) throw new SnapshotRejected('content');
   if (!input.done) throw new SnapshotRejected('content');
+  return { generation, ids, codes, fieldLengths, lengths, present, avg, occurrences, terms };
+}
+
+/**
+ * The keyword index a snapshot holds, with each document's text and kind from `source`; throws
+ * `SnapshotRejected` when the frame fails its checks, is of another generation, or its documents
+ * are not exactly the `expected` searchable records (by id and kind).
+ */
+export function decodeKeywordSnapshot(bytes: Uint8Array, generation: number, source: DocSource, expected: number): KeywordIndex {
+  return bindKeywordSnapshot(parseKeywordSnapshot(bytes, generation), source, expected);
+}
+
+/**
+ * The keyword index of a parsed snapshot, with each document's text and kind from `source`;
+ * throws `SnapshotRejected` when its documents are not exactly the `expected` searchable records
+ * (by id and kind).
+ */
+export function bindKeywordSnapshot(parsed: ParsedKeywordSnapshot, source: DocSource, expected: number): KeywordIndex {
+  const { ids, codes, fieldLengths, lengths, present, avg, occurrences, terms } = parsed;
+  if (present !== expected) throw new SnapshotRejected('content');
+  const docs: Record<number, { id: string; kind: RecordKind; text: string }> = {};
+  const byKind = new Map<RecordKind, number[]>();
+  const ordered: [number, string][] = [];
+  const sortPositions: Record<number, number> = {};
+  for (let internal = 1; internal < codes.length; internal++) {
+    const code = codes[internal]!;
+    if (code === 0) continue;
+    const kind = KINDS[code - 1]!;
+    const id = ids[internal - 1]!;
+    const record = source(id);
+    if (!record || record.kind !== kind) throw new SnapshotRejected('content');
+    docs[internal] = { id, kind, text: record.text };
+    let list = byKind.get(kind);
+    if (!list) byKind.set(kind, (list = []));
+    list.push(internal);
+    sortPositions[internal] = ordered.length;
+    ordered.push([internal, record.text]);
+  }
   const raw = {
     internalDocumentIDStore: { internalIdToId: ids },
     index: {

@@ -140,13 +140,14 @@ describe('partition snapshots', () => {
 describe('snapshots over the IndexedDB store (fake-indexeddb)', () => {
   let counter = 0;
 
-  async function open(name: string) {
+  /** `parse`: the snapshots read ahead, as an open that warms every partition reads them. */
+  async function open(name: string, parse = false) {
     const store = await createIndexedDbStore(name);
+    const stored = await readSnapshots(store, { parse });
     const items = await store.loadAll();
-    const stored = await readSnapshots(store);
     const state = new MemoryState(items);
     const keeper = keepSnapshots(state, store.snapshots!, stored, { delayMs: 60_000 });
-    return { store, state, keeper };
+    return { store, state, keeper, stored };
   }
 
   const partitionOf = (state: MemoryState) => state.partitions.get(partitionKey(record(0)))!;
@@ -164,7 +165,8 @@ describe('snapshots over the IndexedDB store (fake-indexeddb)', () => {
     const stamped = a.store.snapshots!.generation();
     await a.store.close();
 
-    const b = await open(name);
+    const b = await open(name, true);
+    expect(b.stored.get(partitionKey(record(0)))?.parsed).toBeDefined();
     expect(b.store.snapshots!.generation()).toBe(stamped);
     expect(b.keeper.offered).toBe(1);
     expect(QUERIES.map((q) => partitionOf(b.state).indexes().keyword.search(q, null))).toEqual(expected);
@@ -191,7 +193,8 @@ describe('snapshots over the IndexedDB store (fake-indexeddb)', () => {
     await request(tx.objectStore('snapshots').put(value, key));
     raw.close();
 
-    const d = await open(name);
+    const d = await open(name, true);
+    expect(d.stored.get(partitionKey(record(0)))?.parsed).toBeUndefined(); // refused when read ahead, refused again when offered
     expect(d.keeper.offered).toBe(1);
     const answers = QUERIES.map((q) => partitionOf(d.state).indexes().keyword.search(q, null));
     expect(partitionOf(d.state).built).toBe('records');
