@@ -4,13 +4,18 @@
  * memory's Web Lock (`engram:<name>`); the worker holding it opens the engine over IndexedDB and
  * serves every tab, the others forward their calls to it (see src/rpc/peer.ts). The page talks to
  * this worker over comlink; errors keep their code, status and details on the way back.
+ *
+ * The engine's code is a chunk of its own, loaded by the host once it starts reading the store and
+ * the model: the worker starts (and answers `init`) without compiling it first, and the reads go
+ * on while it compiles.
  */
 import { expose, type Remote } from 'comlink';
-import type { Memory } from '../src/engine.js';
+import type { Memory, Progress } from '../src/engine.js';
 import { createError, isAbortError } from '../src/errors.js';
 import { registerErrorTransfer } from '../src/rpc/error-transfer.js';
 import { createPeer, GOODBYE_LINGER_MS, METHODS, type MethodName, type Peer, type PeerEvent } from '../src/rpc/peer.js';
-import { openEngine, type WorkerLlmOptions } from './open-engine.js';
+import type { WorkerLlmOptions } from './open-engine.js';
+import { discardOpenInputs, startOpenInputs } from './open-inputs.js';
 import { createPdfjsReader } from '../src/write/documents/pdf.js';
 import { loadBrowserPdfjs } from '../src/write/documents/pdfjs-browser.js';
 
@@ -98,7 +103,17 @@ const api: MemoryWorkerApi = {
         mark('lock');
         let memory: Memory;
         try {
-          memory = await openEngine(options, { onProgress: (progress) => me.broadcast({ type: 'progress', progress }), onEvent: (event) => me.broadcast(event), mark, pdf });
+          const hooks = { onProgress: (progress: Progress) => me.broadcast({ type: 'progress', progress }), onEvent: (event: PeerEvent) => me.broadcast(event), mark, pdf };
+          const inputs = startOpenInputs(options, hooks);
+          let engine: typeof import('./open-engine.js');
+          try {
+            engine = await import('./open-engine.js');
+          } catch (error) {
+            await discardOpenInputs(inputs);
+            throw createError('INTERNAL', { message: `The memory worker could not load the engine: ${String(error)}`, cause: error });
+          }
+          mark('engineLoaded');
+          memory = await engine.openEngine(options, hooks, inputs);
         } catch (error) {
           failure = error;
           me.fail(error);

@@ -1,19 +1,14 @@
 /**
- * Opens the browser engine of one named memory: the IndexedDB store and the static embedding
- * model (fetched, cached, parsed) side by side: the engine starts over the store as soon as it is
- * open, loading the records and building the indexes while the model is read, and opens once
- * both are done. The memory worker calls
- * this once it holds the memory's Web Lock; a service worker that hosts while no tab is open calls
- * the same function, so both hosts open the memory in exactly the same way.
+ * Opens the browser engine of one named memory over its two inputs, the IndexedDB store and the
+ * static embedding model (`open-inputs.ts`, started side by side): the engine starts over the
+ * store as soon as it is open, loading the records and building the indexes while the model is
+ * read, and opens once both are done. The memory worker calls this once it holds the memory's Web
+ * Lock; a service worker that hosts while no tab is open calls the same function, so both hosts
+ * open the memory in exactly the same way.
  */
 import { createMemory, type Memory, type Progress } from '../src/engine.js';
-import { isMemoryError } from '../src/errors.js';
-import { cachedModelFetch, evictCachedModel } from '../src/models/model-cache.js';
-import { fetchModelBytes } from '../src/models/load-static-model.js';
-import { parseStaticModel } from '../src/models/static-model.js';
-import { createStaticEmbedder } from '../src/models/static-embedder.js';
 import type { PeerEvent } from '../src/rpc/peer.js';
-import { createIndexedDbStore } from '../src/store/indexeddb-store.js';
+import { discardOpenInputs, startOpenInputs, type OpenInputs } from './open-inputs.js';
 import { createDeferredLlm, type DeferredLlm } from '../src/models/deferred-llm.js';
 import { createOpenAiCompatibleLlm } from '../src/models/openai-compatible-llm.js';
 import { createWebLlm } from '../src/models/webllm-llm.js';
@@ -91,46 +86,20 @@ export interface OpenEngineHooks {
   pdf?: PdfTextReader | null;
 }
 
-/** Opens the memory named `options.name`; the caller must hold its Web Lock. */
-export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHooks): Promise<Memory> {
+/**
+ * Opens the memory named `options.name`; the caller must hold its Web Lock. `inputs`: the store
+ * and model already on their way (`startOpenInputs` with the same options), else started here.
+ */
+export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHooks, inputs: OpenInputs = startOpenInputs(options, hooks)): Promise<Memory> {
   const { onProgress, onEvent } = hooks;
   const mark = hooks.mark ?? (() => undefined);
-  // The store starts reading every item as soon as it is open, while the model is read and parsed.
-  const storeOpening = createIndexedDbStore(options.name, options.durability ? { durability: options.durability } : {});
   let store: StorageAdapter | undefined;
   try {
-    onProgress({ phase: 'embedder', loaded: 0, total: 1, text: options.modelUrl });
-    const cacheName = options.modelCache;
-    const baseFetch = options.fetch;
-    const modelFetch = cacheName ? cachedModelFetch(cacheName, baseFetch) : baseFetch;
-    const load = async () => {
-      const bytes = await fetchModelBytes(options.modelUrl, modelFetch ? { fetch: modelFetch } : {});
-      mark('modelRead');
-      return parseStaticModel(bytes);
-    };
-    const embedding = load()
-      .catch(async (error: unknown) => {
-        // A damaged cached copy (the parser names a reason) would fail every later visit too: drop
-        // it and download once more. A network failure is not retried.
-        const reason = isMemoryError(error) ? (error.details as { reason?: unknown } | undefined)?.reason : undefined;
-        if (!cacheName || reason === undefined) throw error;
-        await evictCachedModel(cacheName, options.modelUrl);
-        return load();
-      })
-      .then((model) => {
-        mark('modelParsed');
-        const embedder = createStaticEmbedder(model);
-        mark('embedderReady');
-        onProgress({ phase: 'embedder', loaded: 1, total: 1, text: embedder.id });
-        return embedder;
-      });
-    embedding.catch(() => undefined); // awaited by createMemory; a failure while the store opens is not "unhandled"
-    store = await storeOpening;
-    mark('storeOpen');
+    store = await inputs.store;
     // The engine loads the records and builds the indexes while the model loads; it opens when both are done.
     const memory = await createMemory({
       store,
-      embedder: embedding,
+      embedder: inputs.embedder,
       warmIndexes: true,
       ...(hooks.pdf !== undefined ? { pdf: hooks.pdf } : {}),
       ...(options.encryption ? { encryption: options.encryption } : {}),
@@ -145,7 +114,7 @@ export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHo
     mark('engineOpen');
     return memory;
   } catch (error) {
-    await (store ?? (await storeOpening.catch(() => undefined)))?.close().catch(() => undefined);
+    await (store?.close().catch(() => undefined) ?? discardOpenInputs(inputs));
     throw error;
   }
 }

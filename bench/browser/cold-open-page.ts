@@ -117,7 +117,8 @@ async function runEngram(name: string, query: string, cache: boolean): Promise<C
   const status = await memory.status();
   // Worker marks are relative to the worker's own start; shift them onto the page's clock.
   const shift = status.timeOrigin - performance.timeOrigin;
-  result.worker = Object.fromEntries(Object.entries(status.marks).map(([k, v]) => [k, Math.round((v + shift) * 10) / 10]));
+  // `created`: the worker's own time origin (its thread and global scope made), before its modules load.
+  result.worker = { created: Math.round(shift * 10) / 10, ...Object.fromEntries(Object.entries(status.marks).map(([k, v]) => [k, Math.round((v + shift) * 10) / 10])) };
   await memory.close();
   result.ok = true;
   return result;
