@@ -222,11 +222,13 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   if (!resolved || !(question ? tokens.filter((t) => t.pos !== 'PUNCT').length >= 5 : isContent(tokens))) return null;
   const evidence = tokens.map((t, i) => (i === 0 ? t.text : t.space + t.text)).join('').trim();
   const firstPerson = tokens.some((t) => (t.lower === 'i' && t.pos === 'PRON') || t.lower === 'my' || t.lower === 'me' || t.lower === 'we' || t.lower === 'our');
-  const future = FUTURE.test(evidence) && !/\b(was|were|had|did)\b/i.test(evidence);
+  const futureWords = FUTURE.test(evidence);
+  const future = futureWords && !/\b(was|were|had|did)\b/i.test(evidence);
   // Past tense from the verbs themselves: a verb that is not its lemma and no -ing or -s form ("took", "moved").
   const past = !future && tokens.some((t) => (t.pos === 'VERB' || t.pos === 'AUX') && t.lower !== t.lemma && !/(ing|s)$/.test(t.lower) && !PRESENT_FORMS.has(t.lower));
   const dates = findDates(evidence, now, future ? false : past || undefined);
-  const starts = offsets(tokens);
+  // Token offsets serve only to find the dates' tokens: most clauses name none.
+  const starts = dates.length ? offsets(tokens) : [];
   const name = speaker.name;
   // A speaker known only by an id ("user-001"): it keeps its case and is not made possessive after the subject.
   const idLike = !/^\p{Lu}/u.test(name);
@@ -301,6 +303,6 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   const ahead = dates.filter((d) => d.at >= today);
   // "I watered the beds today": a date that is not past does not make a past-tense verb a plan.
   const pastVerb = tokens.some((t) => t.pos === 'VERB' && /ed$/.test(t.lower) && t.lower !== t.lemma.toLowerCase());
-  const plan = speakerSubject && !/\b(was|were|had|did|went)\b/i.test(evidence) && (FUTURE.test(evidence) || (!pastVerb && ahead.length > 0 && ahead.length === dates.length));
+  const plan = speakerSubject && !/\b(was|were|had|did|went)\b/i.test(evidence) && (futureWords || (!pastVerb && ahead.length > 0 && ahead.length === dates.length));
   return { content, evidence, plan, due_at: plan ? ahead[ahead.length - 1]?.at ?? null : null, dates, tokens, firstPerson };
 }
