@@ -5,17 +5,17 @@
  * serves every tab, the others forward their calls to it (see src/rpc/peer.ts). The page talks to
  * this worker over comlink; errors keep their code, status and details on the way back.
  *
- * The engine's code is a chunk of its own, loaded by the host once it starts reading the store and
- * the model: the worker starts (and answers `init`) without compiling it first, and the reads go
- * on while it compiles.
+ * The engine's code is part of this script, not a chunk loaded once the reads started: loaded that
+ * way it answered `init` sooner, but the chunk's fetch and compile ran on this thread alongside the
+ * reads and, on a loaded machine, ended after them (up to 1.0 s from navigation against `init` at
+ * 0.35 s), holding up the open.
  */
 import { expose, type Remote } from 'comlink';
 import type { Memory, Progress } from '../src/engine.js';
 import { createError, isAbortError } from '../src/errors.js';
 import { registerErrorTransfer } from '../src/rpc/error-transfer.js';
 import { createPeer, GOODBYE_LINGER_MS, METHODS, type MethodName, type Peer, type PeerEvent } from '../src/rpc/peer.js';
-import type { WorkerLlmOptions } from './open-engine.js';
-import { discardOpenInputs, startOpenInputs } from './open-inputs.js';
+import { openEngine, type WorkerLlmOptions } from './open-engine.js';
 import { createPdfjsReader } from '../src/write/documents/pdf.js';
 import { loadBrowserPdfjs } from '../src/write/documents/pdfjs-browser.js';
 
@@ -103,17 +103,7 @@ const api: MemoryWorkerApi = {
         mark('lock');
         let memory: Memory;
         try {
-          const hooks = { onProgress: (progress: Progress) => me.broadcast({ type: 'progress', progress }), onEvent: (event: PeerEvent) => me.broadcast(event), mark, pdf };
-          const inputs = startOpenInputs(options, hooks);
-          let engine: typeof import('./open-engine.js');
-          try {
-            engine = await import('./open-engine.js');
-          } catch (error) {
-            await discardOpenInputs(inputs);
-            throw createError('INTERNAL', { message: `The memory worker could not load the engine: ${String(error)}`, cause: error });
-          }
-          mark('engineLoaded');
-          memory = await engine.openEngine(options, hooks, inputs);
+          memory = await openEngine(options, { onProgress: (progress: Progress) => me.broadcast({ type: 'progress', progress }), onEvent: (event: PeerEvent) => me.broadcast(event), mark, pdf });
         } catch (error) {
           failure = error;
           me.fail(error);

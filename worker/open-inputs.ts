@@ -2,8 +2,9 @@
  * The two inputs of opening a browser memory, started side by side: the IndexedDB store (which
  * starts reading its snapshots and records as soon as it is open) and the static embedding model
  * (read, from the Cache API when kept there, then parsed). Apart from `open-engine.ts` and free of
- * the engine's code, so that the memory worker can start both reads before it has loaded the
- * engine, which then compiles while they are under way.
+ * the engine's code, so that a host may start both before it loads the engine. The memory worker
+ * does not: loading the engine as a chunk after the reads started held the open up on a loaded
+ * machine (see `memory.worker.ts`).
  */
 import { isMemoryError } from '../src/errors.js';
 import { cachedModelFetch, evictCachedModel } from '../src/models/model-cache.js';
