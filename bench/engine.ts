@@ -13,13 +13,12 @@
  * vector from a cache, so they time retrieval alone, as the Orama columns do (they are handed the
  * vector). Ratios matter more than absolute numbers on a shared machine.
  *
- * Ingest runs through the whole write path with the rules extractor; in Node its tagging runs on
- * worker threads (`createThreadedRulesExtractor`, one per core beyond the first) unless
- * `--extract-threads 0` keeps it on the main thread. Messages per CPU-second count every thread.
+ * Ingest runs through the whole write path with the rules extractor, tagging on the main thread;
+ * `--extract-threads N` tags on N worker threads instead (`createThreadedRulesExtractor`).
+ * Messages per CPU-second count every thread of the process.
  *
  *   npm run bench -- [--sizes 1000,10000,100000] [--queries 100] [--warmup 20] [--orama-limit 20] [--extract-threads N] [--json]
  */
-import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { create, insertMultiple, search as oramaSearch, type AnyOrama } from '@orama/orama';
 import { stemmer } from '@orama/stemmers/english';
@@ -36,7 +35,7 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '100' },
     'orama-limit': { type: 'string', default: '20' },
     warmup: { type: 'string', default: '20' },
-    'extract-threads': { type: 'string', default: String(Math.min(4, availableParallelism() - 1)) },
+    'extract-threads': { type: 'string', default: '0' },
     json: { type: 'boolean', default: false },
   },
 });
