@@ -70,9 +70,9 @@ export interface MemoryOptions {
   /** The cosine floor used when `top_k` is -1 (default 0.5, EverOS's value). */
   autoRadius?: number;
   /**
-   * Build every partition's indexes in the background as soon as the records are loaded (largest
-   * first, one partition per task, while `embedder` may still be loading), so the first search a
-   * person types finds them ready. Default false: indexes are built by the first search of each partition.
+   * Build the largest partition's indexes in the background as soon as the records are loaded
+   * (while `embedder` may still be loading), so the first search a person types finds them ready
+   * (index/warm-up.ts). Default false: indexes are built by the first search of each partition.
    */
   warmIndexes?: boolean;
   /** Called for every degraded path taken (no LLM, extractor fallback, …): nothing degrades silently. */

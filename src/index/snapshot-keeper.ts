@@ -36,8 +36,8 @@ export interface KeeperOptions {
 /**
  * The store's stored snapshots, or none when it keeps none or they cannot be read (they are only a
  * shortcut). With `parse`, each is also read as far as it can be without the records (most of a
- * restore), as soon as it arrives: an open that restores every partition anyway does that while
- * the records are still being read. One that fails to parse is left as bytes, and refused when offered.
+ * restore), as soon as it arrives: an open that warms its indexes does that while the records are
+ * still being read. One that fails to parse is left as bytes, and refused when offered.
  */
 export async function readSnapshots(store: StorageAdapter, options: { parse?: boolean } = {}): Promise<Stored> {
   let stored: Stored;

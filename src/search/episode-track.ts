@@ -8,7 +8,7 @@
 import type { ParsedFilters } from '../contract/filters.js';
 import type { Partition } from '../index/partition.js';
 import type { AtomicFactRecord, EpisodeRecord, ForesightRecord, KnowledgeRecord, MemoryRecord } from '../records.js';
-import { EVIDENCE_CHILDREN, FUSION_POOL, fuseLegs, legScale, relevance, unitEvidence, type FusedCalibration } from './scores.js';
+import { FUSION_POOL, fuseLegs, legScale, relevance, unitEvidence, type FusedCalibration } from './scores.js';
 
 export type Leg = 'keyword' | 'vector';
 export type Unit = EpisodeRecord | KnowledgeRecord;
@@ -171,7 +171,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
     scored.sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0));
     // Most episodes repeat no text among their children: then there is nothing to fold.
     const children = rows.repeatsText ? withoutTwins(scored) : scored;
-    const fused = evidence(fusedOf(id, unitScore), children);
+    const fused = unitEvidence(fusedOf(id, unitScore), children, fusedOfChild);
     out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs, children });
   }
   out.sort((a, b) => b.fused - a.fused || (a.record.id < b.record.id ? -1 : 1));
@@ -205,24 +205,5 @@ export function withoutTwins(children: ScoredChild[]): ScoredChild[] {
   });
 }
 
-/**
- * `unitEvidence(own, children.map((c) => c.fused))` (scores.ts) without the copy and sort per
- * candidate: the best `EVIDENCE_CHILDREN` fused values by one pass, summed best first as the
- * sorted list would be (equal values are interchangeable), so the result is bit-for-bit the same.
- */
-export function evidence(own: number, children: readonly { fused: number }[]): number {
-  if (children.length === 0 || EVIDENCE_CHILDREN !== 3) return unitEvidence(own, children.map((c) => c.fused));
-  let b1 = -Infinity;
-  let b2 = -Infinity;
-  let b3 = -Infinity;
-  for (const { fused: x } of children) {
-    // NaN (never produced by the legs' z-scores) has no place in an order: the reference decides.
-    if (Number.isNaN(x)) return unitEvidence(own, children.map((c) => c.fused));
-    if (x > b1) [b1, b2, b3] = [x, b1, b2];
-    else if (x > b2) [b2, b3] = [x, b2];
-    else if (x > b3) b3 = x;
-  }
-  const n = Math.min(children.length, 3);
-  const sum = n === 1 ? 0 + b1 : n === 2 ? 0 + b1 + b2 : 0 + b1 + b2 + b3;
-  return 0.5 * own + 0.5 * (sum / n);
-}
+/** A scored child's fused value, for `unitEvidence`. */
+const fusedOfChild = (child: { fused: number }): number => child.fused;

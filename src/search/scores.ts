@@ -107,11 +107,28 @@ export const EVIDENCE_CHILDREN = 3;
  * made weak on purpose (`bench:quality --embedder-dims 16`): .939, .948, .943, .948, .948).
  * A mean needs no fitted weight.
  */
-export function unitEvidence(own: number, childrenFused: readonly number[]): number {
-  if (childrenFused.length === 0) return own;
-  const best = [...childrenFused].sort((a, b) => b - a).slice(0, EVIDENCE_CHILDREN);
-  return 0.5 * own + 0.5 * (best.reduce((a, b) => a + b, 0) / best.length);
+export function unitEvidence(own: number, childrenFused: readonly number[]): number;
+export function unitEvidence<T>(own: number, children: readonly T[], fusedOf: (child: T) => number): number;
+export function unitEvidence(own: number, children: readonly unknown[], fusedOf: (child: unknown) => number = (x) => x as number): number {
+  // The best values by one pass (no copy or sort per candidate: this runs for every episode a
+  // search weighs), kept best first and summed in that order, as a sorted copy would be. A NaN
+  // (the legs' z-scores never make one) has no place in an order and is not evidence.
+  let n = 0;
+  for (const child of children) {
+    const x = fusedOf(child);
+    if (Number.isNaN(x) || (n === EVIDENCE_CHILDREN && !(x > best[n - 1]!))) continue;
+    let at = n < EVIDENCE_CHILDREN ? n++ : n - 1;
+    for (; at > 0 && best[at - 1]! < x; at--) best[at] = best[at - 1]!;
+    best[at] = x;
+  }
+  if (n === 0) return own;
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += best[i]!;
+  return 0.5 * own + 0.5 * (sum / n);
 }
+
+/** `unitEvidence`'s best values, reused by every call (one search runs at a time per thread). */
+const best = new Float64Array(EVIDENCE_CHILDREN);
 
 /** Maps a fused value to a 0..1 relevance: `sigmoid(slope·fused + bias)`. */
 export interface FusedCalibration {

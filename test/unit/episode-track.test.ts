@@ -1,30 +1,38 @@
 /**
  * The narrative track's shortcuts must give exactly what the plain computations they replace
- * give: the one-pass best three behind an episode's evidence, the same-text fold, and a
+ * give: the one-pass best three behind an episode's evidence (scores.ts), the same-text fold, and a
  * partition's child rows (read by number instead of by id) through writes between searches.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Partition } from '../../src/index/partition.js';
 import type { MemoryRecord } from '../../src/records.js';
-import { evidence, withoutTwins, type ScoredChild } from '../../src/search/episode-track.js';
+import { withoutTwins, type ScoredChild } from '../../src/search/episode-track.js';
 import { unitEvidence } from '../../src/search/scores.js';
 
-describe('evidence', () => {
+describe('unitEvidence', () => {
+  /** The rule written plainly: a copy sorted best first, its best three summed. */
+  const reference = (own: number, fused: number[]) => {
+    const best = [...fused].sort((a, b) => b - a).slice(0, 3);
+    return best.length === 0 ? own : 0.5 * own + 0.5 * (best.reduce((a, b) => a + b, 0) / best.length);
+  };
+
   // Few distinct values, signed zeros and extremes: ties and their order are what could differ.
   const value = fc.oneof(fc.constantFrom(0, -0, 1, -1, 0.5, Infinity, -Infinity, 1e-300), fc.double({ noNaN: true, min: -5, max: 5 }));
 
-  it('equals unitEvidence (a copy sorted best first, its best three summed) bit for bit', () => {
+  it('its one pass equals a sorted copy\'s best three bit for bit, over numbers and over scored children', () => {
     fc.assert(
       fc.property(value, fc.array(value, { maxLength: 9 }), (own, fused) => {
-        expect(Object.is(evidence(own, fused.map((f) => ({ fused: f }))), unitEvidence(own, fused))).toBe(true);
+        expect(Object.is(unitEvidence(own, fused), reference(own, fused))).toBe(true);
+        expect(Object.is(unitEvidence(own, fused.map((f) => ({ fused: f })), (c) => c.fused), reference(own, fused))).toBe(true);
       }),
       { numRuns: 2000 },
     );
   });
 
-  it('hands NaN to unitEvidence rather than guess an order', () => {
-    expect(Object.is(evidence(1, [{ fused: NaN }, { fused: 2 }]), unitEvidence(1, [NaN, 2]))).toBe(true);
+  it('counts a NaN as no evidence rather than guess its place in an order', () => {
+    expect(unitEvidence(1, [NaN, 2])).toBe(1.5);
+    expect(unitEvidence(1, [NaN])).toBe(1);
   });
 });
 

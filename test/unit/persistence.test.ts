@@ -242,19 +242,24 @@ describe('no garbage body gives a 500', () => {
 });
 
 describe('index warm-up', () => {
-  it('builds every partition in the background after open when asked, and only then', async () => {
+  it('builds the largest partition in the background after open when asked, and only then; the others at their first search', async () => {
     const { createMemory } = await import('../../src/index.js');
     const { createMemoryStore } = await import('../../src/store/memory-store.js');
     const { hashEmbedderDouble } = await import('../support/hash-embedder.js');
     const store = createMemoryStore();
     const first = await createMemory({ embedder: hashEmbedderDouble(), store });
     for (const user of ['a', 'b', 'c']) await first.upsertKnowledge({ user_id: user, title: 'Note', content: `kept by ${user}` });
+    await first.upsertKnowledge({ user_id: 'b', title: 'Another', content: 'also kept by b' });
     const reopenedStore = { ...store, close: async () => undefined };
     const lazy = await createMemory({ embedder: hashEmbedderDouble(), store: reopenedStore });
     const warm = await createMemory({ embedder: hashEmbedderDouble(), store: reopenedStore, warmIndexes: true });
     expect(warm.stats().indexed_partitions).toBe(0); // nothing blocks the open itself
     await new Promise((r) => setTimeout(r, 20));
-    expect(warm.stats()).toMatchObject({ partitions: 3, indexed_partitions: 3 });
+    expect(warm.stats()).toMatchObject({ partitions: 3, indexed_partitions: 1 });
+    expect((await warm.search({ user_id: 'b', query: 'kept' })).data.episodes).toHaveLength(2);
+    expect(warm.stats().indexed_partitions).toBe(1); // b's: the largest, built before the search
+    await warm.search({ user_id: 'c', query: 'kept' });
+    expect(warm.stats().indexed_partitions).toBe(2);
     expect(lazy.stats().indexed_partitions).toBe(0);
     await lazy.search({ user_id: 'a', query: 'kept' });
     expect(lazy.stats().indexed_partitions).toBe(1);
