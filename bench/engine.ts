@@ -13,11 +13,10 @@
  * vector from a cache, so they time retrieval alone, as the Orama columns do (they are handed the
  * vector). Ratios matter more than absolute numbers on a shared machine.
  *
- * Ingest runs through the whole write path with the rules extractor, tagging on the main thread;
- * `--extract-threads N` tags on N worker threads instead (`createThreadedRulesExtractor`).
- * Messages per CPU-second count every thread of the process.
+ * Ingest runs through the whole write path with the rules extractor. Messages per CPU-second count
+ * every thread of the process.
  *
- *   npm run bench -- [--sizes 1000,10000,100000] [--queries 100] [--warmup 20] [--orama-limit 20] [--extract-threads N] [--json]
+ *   npm run bench -- [--sizes 1000,10000,100000] [--queries 100] [--warmup 20] [--orama-limit 20] [--json]
  */
 import { parseArgs } from 'node:util';
 import { create, insertMultiple, search as oramaSearch, type AnyOrama } from '@orama/orama';
@@ -25,7 +24,6 @@ import { stemmer } from '@orama/stemmers/english';
 import { stopwords } from '@orama/stopwords/english';
 import { createMemory, type Memory, type SearchMethod } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
-import { createThreadedRulesExtractor } from '../src/models/threaded-analyser.js';
 import type { Embedder } from '../src/models/ports.js';
 import { isAbstention, loadDataset, parseHaystackDate, type Dataset } from './longmemeval.js';
 
@@ -35,7 +33,6 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '100' },
     'orama-limit': { type: 'string', default: '20' },
     warmup: { type: 'string', default: '20' },
-    'extract-threads': { type: 'string', default: '0' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -43,10 +40,6 @@ const sizes = values.sizes!.split(',').map(Number);
 const queryCount = Number(values.queries);
 const oramaLimit = Number(values['orama-limit']);
 const warmupCount = Number(values.warmup);
-const extractThreads = Math.max(0, Number(values['extract-threads']));
-// One extractor for every memory of the run, as a server keeps one: its threads load the language model once.
-const extractor = extractThreads > 0 ? createThreadedRulesExtractor({ threads: extractThreads }) : undefined;
-const withExtractor = extractor ? { extractor } : {};
 const METHODS: SearchMethod[] = ['keyword', 'vector', 'hybrid', 'agentic'];
 
 interface Latency {
@@ -119,7 +112,7 @@ const cachedEmbedder = withCachedQueries(embedder, queryVectors);
 // createDefaultEmbedder above loaded the embedding model: one conversation written to a memory of
 // its own pays for it, so the ingest rows time the write path itself. The load is printed apart.
 const warmUpMs = await (async () => {
-  const memory = await createMemory({ embedder: cachedEmbedder, ...withExtractor });
+  const memory = await createMemory({ embedder: cachedEmbedder});
   const t0 = performance.now();
   await memory.add({ session_id: 'warm-up', messages: convs[0]!.turns.map((content, j) => ({ sender_id: 'user', role: 'user' as const, timestamp: convs[0]!.at + j * 1000, content })) });
   await memory.flush({ session_id: 'warm-up' });
@@ -195,7 +188,7 @@ function oramaQuery(db: AnyOrama, method: SearchMethod, query: string, vector: n
 const rows: Row[] = [];
 for (const size of sizes) {
   const rssBefore = rssMb();
-  const memory = await createMemory({ embedder: cachedEmbedder, ...withExtractor });
+  const memory = await createMemory({ embedder: cachedEmbedder});
   const filled = await fill(memory, size);
   // The partition's indexes are built by its first search: that search is the index side of ingest.
   const t0 = performance.now();
@@ -248,7 +241,7 @@ for (const size of sizes) {
 }
 
 if (values.json) {
-  console.log(JSON.stringify({ embedder: embedder.id, extract_threads: extractThreads, queries: queries.length, warmup_queries: warmups.length, orama_limit: oramaLimit, query_embedding: summarize(embedSamples), first_extraction_ms: warmUpMs, rows }));
+  console.log(JSON.stringify({ embedder: embedder.id, queries: queries.length, warmup_queries: warmups.length, orama_limit: oramaLimit, query_embedding: summarize(embedSamples), first_extraction_ms: warmUpMs, rows }));
 } else {
   const f = (x: number | undefined) => (x === undefined ? '-' : x < 10 ? x.toFixed(2) : x.toFixed(1)).padStart(6);
   const ratio = (a: Latency | undefined, b: Latency | undefined) => (a && b ? (a.p50 / b.p50).toFixed(2) : '-').padStart(6);
@@ -263,9 +256,8 @@ if (values.json) {
     }
     const i = row.ingest;
     console.log(
-      `${String(row.records).padStart(7)}  ingest   ${i.messages} messages, ${Math.round(i.messages_per_s)} messages/s (${Math.round(i.messages_per_cpu_s)} per CPU-second) through the write path (${extractThreads ? `tagging on ${extractThreads} worker thread${extractThreads > 1 ? 's' : ''}` : 'tagging on the main thread'}) after the first extraction's model load (${Math.round(warmUpMs)} ms, once per process); index build ${i.index_build_ms.toFixed(0)} ms ` +
+      `${String(row.records).padStart(7)}  ingest   ${i.messages} messages, ${Math.round(i.messages_per_s)} messages/s (${Math.round(i.messages_per_cpu_s)} per CPU-second) through the write path after the first extraction's model load (${Math.round(warmUpMs)} ms, once per process); index build ${i.index_build_ms.toFixed(0)} ms ` +
         `(Orama insert: fair ${i.orama_fair_insert_ms.toFixed(0)} ms, defaults ${i.orama_defaults_insert_ms.toFixed(0)} ms); RSS ${row.rss_mb.before} MB before (the dataset), +${row.rss_mb.after_engram_load - row.rss_mb.before} MB after Engram's load, +${row.rss_mb.after_orama_load - row.rss_mb.after_engram_load} MB more with both Orama indexes`,
     );
   }
 }
-await extractor?.close();

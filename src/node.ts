@@ -16,8 +16,6 @@ export { startNodeServer } from './http/node-server.js';
 export type { NodeServerOptions, RunningServer } from './http/node-server.js';
 export type { LocalGuardPolicy } from './http/local-guard.js';
 export { createDefaultEmbedder, createDefaultOnnxEmbedder, loadBundledStaticModel, bundledModelUrl } from './models/load-static-model.js';
-export { createThreadedAnalyser, createThreadedRulesExtractor } from './models/threaded-analyser.js';
-export type { ThreadedAnalyser, ThreadedAnalyserOptions } from './models/threaded-analyser.js';
 export { serveMcpStdio } from './mcp/stdio.js';
 export { openDataDirectory } from './cli/open-memory.js';
 export { repairSqliteStore } from './store/sqlite-repair.js';

@@ -45,7 +45,7 @@ const SUBJECT_OPENERS = new Set(['my', 'our', 'his', 'her', 'their', 'the']);
 const NOMINAL_TAGS = new Set(['NOUN', 'PROPN', 'ADJ']);
 const PRESENT_FORMS = new Set(['am', 'are', "'re", "'m", 'ca', 'wo', "n't"]);
 const FUTURE = /\b(will|shall|going to|gonna|plan(?:ning)? to|planning on|intend to|intending to|hope to|hoping to|aim to|about to|scheduled|booked|want to|would like to|have to|need to|tomorrow|next)\b/i;
-const SMALL_TALK = /^(thanks?|thank you|you['’]?re welcome|no problem|good (?:morning|night|evening|afternoon)|see you|bye|goodbye|sounds good|that sounds|that['’]?s (?:great|nice|lovely|awesome|cool|good|wonderful|amazing|fun|interesting|exciting|too bad|a shame|sad)|how (?:nice|lovely|cool|fun)|nice|great|cool|awesome|lovely|wonderful|me too|same here|of course|glad to hear)\b/i;
+const SMALL_TALK = /^(thanks?|thank you|you['’]?re welcome|no problem|good (?:morning|night|evening|afternoon)|see you|bye|goodbye|sounds good|that sounds|that['’]?s (?:great|nice|lovely|awesome|cool|good|wonderful|amazing|fun|interesting|exciting|too bad|a shame|sad)|how (?:nice|lovely|cool|fun)|nice|great|cool|awesome|lovely|wonderful|me too|same here|of course|glad to hear|(?:(?:it['’]?s|it was|so) )?(?:good|great|nice|lovely|happy|glad) to (?:see|hear from|meet|talk to|catch up with|chat with) you)\b/i;
 
 /** 3rd person singular of a verb in its base form ("fly" → "flies", "go" → "goes"). */
 export function thirdPerson(verb: string): string {

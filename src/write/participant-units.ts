@@ -4,12 +4,15 @@
  * said ("what did you recommend?", "what did Mel say about the trip?"), or about something the
  * owner asked or listed, would otherwise reach only the episode's long text, which the vector leg
  * scores by its facts. Those words become short attributed passages ("Mel said: …"), verbatim, so
- * both legs see the whole conversation. They are made here, after any extractor, so the rules and
- * an LLM extractor get the same coverage.
+ * both legs see the whole conversation. A relative date in them is followed by the absolute date
+ * it names, as in the episode's text ("last Saturday (2023-05-06)"): a passage is read on its own,
+ * long after it was said. They are made here, after any extractor, so the rules and an LLM
+ * extractor get the same coverage.
  */
 import { extractText } from '../contract/requests.js';
 import { provenanceId, sentBy, type BufferedMessage, type Scope } from '../records.js';
 import type { ExtractedStatement } from './extraction.js';
+import { annotateDates } from './dates.js';
 import { singleSpaced } from './sentences.js';
 
 /** A passage holds whole sentences up to about this many characters. */
@@ -54,7 +57,7 @@ export function participantUnits(messages: readonly BufferedMessage[], owner: Pi
     const verb = m.role === 'assistant' ? 'replied' : 'said';
     const text = own ? sentences(extractText(m.content)).filter((s) => !isCovered(fold(s), covered)).join('\n') : extractText(m.content);
     for (const passage of passages(text)) {
-      out.push({ content: `${name} ${verb}: ${passage}`, evidence: passage, timestamp: m.timestamp, sender_ids: [m.sender_id], source_message_ids: [provenanceId(m)] });
+      out.push({ content: `${name} ${verb}: ${annotateDates(passage, m.timestamp)}`, evidence: passage, timestamp: m.timestamp, sender_ids: [m.sender_id], source_message_ids: [provenanceId(m)] });
     }
   }
   return out;

@@ -54,7 +54,7 @@ export function readSegment(segment: Segment, names: Map<string, string>, langua
  * The reader of one segment: each call reads the next message from its tagged sentences (see
  * `analyse`), carrying the names said so far forward for pronouns. Messages must come in order.
  */
-export function segmentReader(names: Map<string, string>): (message: BufferedMessage, sentences: Sentence[]) => Reading {
+function segmentReader(names: Map<string, string>): (message: BufferedMessage, sentences: Sentence[]) => Reading {
   const mentions = new Mentions();
   const participants = [...names.values()];
   return (message, sentences) => {
@@ -298,38 +298,12 @@ function extractReadings(segment: Segment, names: Map<string, string>, readings:
   return { episodes, profiles, cases, graph, extractor: 'rules' };
 }
 
-/**
- * Tags texts elsewhere (another thread): one promise per text, in order, each the sentences
- * `analyse` gives for that text. The rules read message k while later messages are still tagged.
- */
-export type Analyser = (texts: readonly string[]) => Promise<Sentence[]>[];
-
-export interface RulesExtractorOptions {
-  /** Where messages are tagged (default: here, with the shared English model). A failed analysis is done here instead. */
-  analyser?: Analyser;
-}
-
 /** Creates the model-free extractor. */
-export function createRulesExtractor(options: RulesExtractorOptions = {}): Extractor {
-  const { analyser } = options;
+export function createRulesExtractor(): Extractor {
   return {
     id: 'rules',
     async extract(segment: Segment): Promise<Extraction> {
-      if (!analyser) return extractWith(await english(), segment);
-      const texts = segment.messages.map((m) => extractText(m.content));
-      // The same sentences either way: a text the analyser could not tag is tagged here.
-      const here = async (text: string) => analyse(text, await english());
-      let pending: Promise<Sentence[]>[];
-      try {
-        pending = analyser(texts).map((p, k) => p.catch(() => here(texts[k]!)));
-      } catch {
-        return extractWith(await english(), segment);
-      }
-      const names = speakers(segment);
-      const read = segmentReader(names);
-      const readings: Reading[] = [];
-      for (const [k, message] of segment.messages.entries()) readings.push(read(message, await (pending[k] ?? here(texts[k]!))));
-      return extractReadings(segment, names, readings);
+      return extractWith(await english(), segment);
     },
   };
 }

@@ -179,4 +179,12 @@ describe('what is no fact', () => {
     expect(out.episodes[0]!.facts).toEqual([]);
     expect(out.episodes[0]!.episode).toContain('It was raining all day.');
   });
+
+  it('a greeting to the listener is no fact about them ("Good to see you!" is not "Good to see Mel.")', async () => {
+    const out = await createRulesExtractor().extract(segment([
+      ['assistant', 'Hi Maya, how have you been?'],
+      ['user', 'Hey! Good to see you! It was so nice to hear from you. I adopted a puppy last week.'],
+    ]));
+    expect(out.episodes[0]!.facts.map((f) => f.content)).toEqual([expect.stringMatching(/adopted a puppy/)]);
+  });
 });

@@ -117,6 +117,12 @@ describe('participant units', () => {
     expect(units[1]!.evidence).toBe('Try Cervejaria Ramiro for seafood. Book ahead on weekends. 1. Taberna da Rua das Flores');
   });
 
+  it('follows a relative date with the absolute date it names, as the episode text does; the evidence stays verbatim', () => {
+    const units = participantUnits([message('mel', 'user', 'Hey! I went to the support group yesterday. It was great.', 0)], { owner_type: 'user', owner_id: 'kim' });
+    expect(units.map((u) => u.content)).toEqual([`mel said: Hey! I went to the support group yesterday (${new Date(MONDAY_9AM - 86_400_000).toISOString().slice(0, 10)}). It was great.`]);
+    expect(units[0]!.evidence).toBe('Hey! I went to the support group yesterday. It was great.');
+  });
+
   it('a user and an agent of the same id are different speakers', () => {
     const units = participantUnits([message('zed', 'user', 'Hello there.', 0), message('zed', 'assistant', 'Hi, I am the agent.', 1)], { owner_type: 'user', owner_id: 'zed' }, [{ evidence: 'Hello there' }]);
     expect(units.map((u) => u.content)).toEqual(['zed replied: Hi, I am the agent.']);
