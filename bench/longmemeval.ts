@@ -183,13 +183,20 @@ export function evidenceTurns(dataset: Dataset, q: Question, protocol: Protocol)
   return out;
 }
 
+/** A date the write path inserted after a date phrase: " (2023-05-06)", " (week of 2023-05-01)", " (2023-05)", " (2023)". */
+const INSERTED_DATE = / \((?:week of )?\d{4}(?:-\d{2}){0,2}\)/g;
+
 /**
  * Turn-level recall at k: the share of evidence turns whose words appear in the top-k returned
- * episodes (their episode text or their nested facts). Null when the protocol holds no evidence turn.
+ * episodes (their episode text or their nested facts and passages). Null when the protocol holds
+ * no evidence turn. The absolute dates the write path inserts after relative ones ("yesterday
+ * (2023-05-06)") are taken out of the returned text first, so a turn that names a date still
+ * matches its own words.
  */
 export function turnRecall(evidence: readonly string[], episodes: readonly SearchEpisodeItem[], k: number): number | null {
   if (evidence.length === 0) return null;
-  const text = foldText(episodes.slice(0, k).map((e) => `${e.episode}\n${e.atomic_facts.map((f) => f.content).join('\n')}`).join('\n'));
+  const returned = episodes.slice(0, k).map((e) => `${e.episode}\n${e.atomic_facts.map((f) => f.content).join('\n')}`).join('\n');
+  const text = foldText(returned.replace(INSERTED_DATE, ''));
   return evidence.filter((turn) => text.includes(turn)).length / evidence.length;
 }
 
