@@ -167,7 +167,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     store.loadAll().catch((error: unknown) => {
       throw wrapError(error, 'STORAGE_FAILED', 'cannot load the memory');
     }),
-    // Read ahead when every partition is restored at once anyway. Not before the seal check: parsed
+    // Read ahead when the largest partition is warmed at once anyway. Not before the seal check: parsed
     // that early (while the model's bytes still arrive) it held up the model read, which needs the
     // worker's thread between its chunks, and the open ended later (10k: 888 / 1229 / 933 ms
     // against 839 / 1077 / 893 ms for the code before this work, interleaved).

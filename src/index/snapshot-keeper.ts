@@ -15,7 +15,12 @@ import type { SnapshotShelf, StorageAdapter } from '../store/port.js';
 import { parseKeywordSnapshot, type ParsedKeywordSnapshot } from './snapshot.js';
 
 /** Stored snapshots by partition key; `parsed` when read ahead (see `readSnapshots`). */
-type Stored = Map<string, { generation: number; bytes: Uint8Array; parsed?: ParsedKeywordSnapshot }>;
+interface StoredSnapshot {
+  generation: number;
+  bytes: Uint8Array;
+  parsed?: ParsedKeywordSnapshot;
+}
+type Stored = Map<string, StoredSnapshot>;
 
 export interface SnapshotKeeper {
   /** How many stored snapshots were offered at open (each is still checked when used). */
@@ -35,9 +40,10 @@ export interface KeeperOptions {
 
 /**
  * The store's stored snapshots, or none when it keeps none or they cannot be read (they are only a
- * shortcut). With `parse`, each is also read as far as it can be without the records (most of a
- * restore), as soon as it arrives: an open that warms its indexes does that while the records are
- * still being read. One that fails to parse is left as bytes, and refused when offered.
+ * shortcut). With `parse`, the largest is also read as far as it can be without the records (most
+ * of a restore), as soon as it arrives: an open that warms its largest partition (warm-up.ts) does
+ * that while the records are still being read. The others stay bytes until their partition's first
+ * search, as their indexes do. One that fails to parse is left as bytes, and refused when offered.
  */
 export async function readSnapshots(store: StorageAdapter, options: { parse?: boolean } = {}): Promise<Stored> {
   let stored: Stored;
@@ -46,13 +52,13 @@ export async function readSnapshots(store: StorageAdapter, options: { parse?: bo
   } catch {
     return new Map();
   }
-  if (options.parse) {
-    for (const entry of stored.values()) {
-      try {
-        entry.parsed = parseKeywordSnapshot(entry.bytes, entry.generation);
-      } catch {
-        // refused again, with its reason, when its partition restores it
-      }
+  let largest: StoredSnapshot | undefined;
+  for (const entry of stored.values()) if (!largest || entry.bytes.length > largest.bytes.length) largest = entry;
+  if (options.parse && largest) {
+    try {
+      largest.parsed = parseKeywordSnapshot(largest.bytes, largest.generation);
+    } catch {
+      // refused again, with its reason, when its partition restores it
     }
   }
   return stored;

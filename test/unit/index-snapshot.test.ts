@@ -140,7 +140,7 @@ describe('partition snapshots', () => {
 describe('snapshots over the IndexedDB store (fake-indexeddb)', () => {
   let counter = 0;
 
-  /** `parse`: the snapshots read ahead, as an open that warms every partition reads them. */
+  /** `parse`: the largest snapshot read ahead, as an open that warms its largest partition reads it. */
   async function open(name: string, parse = false) {
     const store = await createIndexedDbStore(name);
     const stored = await readSnapshots(store, { parse });
@@ -151,6 +151,28 @@ describe('snapshots over the IndexedDB store (fake-indexeddb)', () => {
   }
 
   const partitionOf = (state: MemoryState) => state.partitions.get(partitionKey(record(0)))!;
+
+  it('reads ahead only the largest partition\'s snapshot; the others are parsed by their first search', async () => {
+    const name = `snap-${++counter}`;
+    const records = [...Array.from({ length: 30 }, (_, i) => record(i)), ...Array.from({ length: 5 }, (_, i) => record(100 + i, 'u2'))];
+    const a = await open(name);
+    await a.store.commit({ put: records, delete: [] });
+    a.state.apply({ put: records, delete: [] });
+    for (const partition of a.state.partitions.values()) partition.indexes();
+    await a.keeper.close();
+    await a.store.close();
+
+    const b = await open(name, true);
+    const small = partitionKey(record(100, 'u2'));
+    expect(b.stored.size).toBe(2);
+    expect(b.stored.get(partitionKey(record(0)))?.parsed).toBeDefined();
+    expect(b.stored.get(small)?.parsed).toBeUndefined();
+    expect(b.keeper.offered).toBe(2);
+    expect(b.state.partitions.get(small)!.indexes().keyword.search('note', null).length).toBe(5);
+    expect(b.state.partitions.get(small)!.built).toBe('snapshot');
+    await b.keeper.close();
+    await b.store.close();
+  });
 
   it('a snapshot is used after a reopen, refused after a commit made without it, and rebuilt when damaged', async () => {
     const name = `snap-${++counter}`;
