@@ -112,7 +112,7 @@ const cachedEmbedder = withCachedQueries(embedder, queryVectors);
 // createDefaultEmbedder above loaded the embedding model: one conversation written to a memory of
 // its own pays for it, so the ingest rows time the write path itself. The load is printed apart.
 const warmUpMs = await (async () => {
-  const memory = await createMemory({ embedder: cachedEmbedder});
+  const memory = await createMemory({ embedder: cachedEmbedder });
   const t0 = performance.now();
   await memory.add({ session_id: 'warm-up', messages: convs[0]!.turns.map((content, j) => ({ sender_id: 'user', role: 'user' as const, timestamp: convs[0]!.at + j * 1000, content })) });
   await memory.flush({ session_id: 'warm-up' });
@@ -188,7 +188,7 @@ function oramaQuery(db: AnyOrama, method: SearchMethod, query: string, vector: n
 const rows: Row[] = [];
 for (const size of sizes) {
   const rssBefore = rssMb();
-  const memory = await createMemory({ embedder: cachedEmbedder});
+  const memory = await createMemory({ embedder: cachedEmbedder });
   const filled = await fill(memory, size);
   // The partition's indexes are built by its first search: that search is the index side of ingest.
   const t0 = performance.now();

@@ -52,9 +52,10 @@ export async function readSnapshots(store: StorageAdapter, options: { parse?: bo
   } catch {
     return new Map();
   }
+  if (!options.parse) return stored;
   let largest: StoredSnapshot | undefined;
   for (const entry of stored.values()) if (!largest || entry.bytes.length > largest.bytes.length) largest = entry;
-  if (options.parse && largest) {
+  if (largest) {
     try {
       largest.parsed = parseKeywordSnapshot(largest.bytes, largest.generation);
     } catch {

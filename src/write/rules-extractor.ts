@@ -46,21 +46,13 @@ export interface Reading {
 
 /** Reads a segment's messages in order, carrying its names forward for pronouns. */
 export function readSegment(segment: Segment, names: Map<string, string>, language: Language): Reading[] {
-  const read = segmentReader(names);
-  return segment.messages.map((message) => read(message, analyse(extractText(message.content), language)));
-}
-
-/**
- * The reader of one segment: each call reads the next message from its tagged sentences (see
- * `analyse`), carrying the names said so far forward for pronouns. Messages must come in order.
- */
-function segmentReader(names: Map<string, string>): (message: BufferedMessage, sentences: Sentence[]) => Reading {
   const mentions = new Mentions();
   const participants = [...names.values()];
-  return (message, sentences) => {
+  return segment.messages.map((message) => {
     let name = names.get(message.sender_id) ?? message.sender_id;
     const others = participants.filter((n) => n !== name);
     const listener = others.length === 1 ? others[0]! : null;
+    const sentences = analyse(extractText(message.content), language);
     // Mentions this message adds or names again are those from this order on.
     const firstNew = mentions.next();
     const claims: Claim[] = [];
@@ -95,7 +87,7 @@ function segmentReader(names: Map<string, string>): (message: BufferedMessage, s
       }),
     ];
     return { message, sentences, claims, dates, statements, mentioned };
-  };
+  });
 }
 
 function statementsOf(reading: Reading): { facts: ExtractedStatement[]; foresight: ExtractedForesight[] } {
@@ -267,25 +259,15 @@ function caseFor(agentId: string, segment: Segment, readings: Reading[]): Extrac
   };
 }
 
-/** Who speaks in a segment: each sender's name, by sender id, in order of first message. */
-function speakers(segment: Segment): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const m of segment.messages) if (!names.has(m.sender_id)) names.set(m.sender_id, speakerName(m));
-  return names;
-}
-
 /** Extracts one segment with a loaded language model (synchronous: the bench times it alone). */
 export function extractWith(language: Language, segment: Segment): Extraction {
-  const names = speakers(segment);
-  // Each message is read once; episodes, profiles and cases all use the reading.
-  return extractReadings(segment, names, readSegment(segment, names, language));
-}
-
-/** The extraction of a segment from its readings (`names` as the readings left them). */
-function extractReadings(segment: Segment, names: Map<string, string>, readings: Reading[]): Extraction {
   const messages = segment.messages;
+  const names = new Map<string, string>();
+  for (const m of messages) if (!names.has(m.sender_id)) names.set(m.sender_id, speakerName(m));
   const users = [...new Set(messages.filter((m) => m.role === 'user').map((m) => m.sender_id))];
   const agents = [...new Set(messages.filter((m) => m.role === 'assistant').map((m) => m.sender_id))];
+  // Each message is read once; episodes, profiles and cases all use the reading.
+  const readings = readSegment(segment, names, language);
   const episodes: ExtractedEpisode[] = users.map((u) => episodeFor('user', u, segment, names, readings));
   // A segment with no user in it still becomes memory: the agent's own episode.
   if (users.length === 0) for (const a of agents) episodes.push(episodeFor('agent', a, segment, names, readings));
