@@ -8,7 +8,7 @@
  *      competition weighs facts and episodes by;
  *   2. `WIRE_KNOTS`: an isotonic regression (pool-adjacent-violators) of the label on the score
  *      of what a hybrid search with top_k 10 shows, with the current knots undone, per wire map
- *      (episodes that won their place and the owner's facts, apart for conversations where
+ *      (episodes and the owner's facts, apart for conversations where
  *      someone else spoke, and another participant's passages; the search trace says which map
  *      each shown item went through): the correction from a
  *      competition score to the chance a shown item stands for.
@@ -82,9 +82,8 @@ for (const protocol of protocols) {
     const top = await memory.searchWithTrace({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 10, radius: 0 });
     const wireMap = top.trace.wire_map;
     for (const e of top.response.data.episodes) {
-      // An episode that came in through a fact carries that fact's score: counted once, as the fact.
       const own = wireMap[e.id]!;
-      if (own === 'episode' || own === 'shared_episode') shown[own].push({ x: undoKnots(e.score, WIRE_KNOTS[own]), label: labelOf(e.session_id) });
+      shown[own].push({ x: undoKnots(e.score, WIRE_KNOTS[own]), label: labelOf(e.session_id) });
       for (const f of e.atomic_facts) {
         const map = wireMap[f.id]!;
         shown[map].push({ x: undoKnots(f.score, WIRE_KNOTS[map]), label: labelOf(e.session_id) });

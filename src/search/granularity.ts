@@ -1,15 +1,20 @@
 /**
- * Granularity competition (hybrid and agentic). The best `size` candidate episodes (in fusion
- * order) form the list; then, candidates taken best-first, up to 3 facts of each compete: a fact
- * enters while the list is not full or when its score beats the lowest score in the list, and
- * replaces its parent episode there. If the parent is in the list, the fact takes its place; if
- * not, the fact evicts the lowest item and comes back under its parent. Survivors are returned as
- * episodes, winning facts nested under their parent; a parent that was in the list keeps its own
- * score, one that came in through its fact carries the fact's. A precise question (one fact holds the evidence) gets the
- * fact; a broad one (the evidence is spread over the conversation) gets the whole episode.
+ * Granularity competition (hybrid and agentic): which episodes a search returns, and for each
+ * whether it is shown whole or by the facts that hold the evidence. The best `size` candidate
+ * episodes by their own evidence form the list; then up to 3 facts of each listed episode compete
+ * with the list: a fact that beats the lowest score in it (or any fact, while the list is not
+ * full) wins, and is nested under its episode. A precise question (one fact holds the evidence)
+ * gets the fact; a broad one (the evidence is spread over the conversation) gets the whole
+ * episode. A place holds one episode with whichever of its facts won, so `size` is the number of
+ * episode items returned (`top_k`), and nested facts never push other episodes out.
  *
- * A place holds one episode with whichever of its facts won, so `size` is the number of episode
- * items returned (`top_k`), and nested facts never push other episodes out of the answer.
+ * Seed 001 also lets a fact of an episode outside the list evict the list's lowest item and bring
+ * its parent in at the fact's score. Engram does not: an episode's evidence already counts its
+ * best facts (scores.ts `unitEvidence`), and a fact's score, the best of many noisy ones, runs
+ * high, so the eviction mostly swapped an episode that held the answer for one that did not.
+ * Measured on LongMemEval-S, hybrid R_all@10 with the eviction and without it (`npm run
+ * bench:quality`): fit half, user turns only, .948 and .970; report half .916 and .933; both
+ * sides .950 and .958.
  */
 import type { ScoredChild, UnitCandidate } from './episode-track.js';
 
@@ -17,42 +22,23 @@ export const FACTS_PER_EPISODE = 3;
 
 export interface CompetitionWinner {
   candidate: UnitCandidate;
+  /** The episode's own calibrated score. */
   score: number;
-  /** The facts that won a place, best first (empty when the episode won as a whole). */
+  /** The facts that won, best first (empty when the episode is shown whole). */
   facts: ScoredChild[];
-  /** The fact the episode came in through, whose score it carries; null when it won its place itself. */
-  via: ScoredChild | null;
 }
 
 /** Runs the competition over candidates (in fusion order) for a list of `size` places. */
 export function competeGranularity(candidates: readonly UnitCandidate[], size: number): CompetitionWinner[] {
-  const places: CompetitionWinner[] = candidates.slice(0, size).map((candidate) => ({ candidate, score: candidate.score, facts: [], via: null }));
-  const placeOf = new Map(places.map((p) => [p.candidate.record.id, p]));
-  const lowest = (): number => {
-    let at = 0;
-    for (let i = 1; i < places.length; i++) if (places[i]!.score < places[at]!.score) at = i;
-    return at;
-  };
-
-  for (const candidate of candidates) {
-    for (const child of candidate.children.slice(0, FACTS_PER_EPISODE)) {
-      if (places.length === 0) break;
-      const at = lowest();
-      // A fact enters while the list is not full, or when it beats the lowest item there.
-      if (places.length >= size && child.score <= places[at]!.score) continue;
-      let place = placeOf.get(candidate.record.id);
-      if (!place) {
-        placeOf.delete(places[at]!.candidate.record.id);
-        // The fact takes the evicted item's place at its own score.
-        place = { candidate, score: child.score, facts: [], via: child };
-        places[at] = place;
-        placeOf.set(candidate.record.id, place);
-      }
-      // A parent already in the list keeps its own score: its evidence already counts its best
-      // fact (search/scores.ts `unitEvidence`), so the fact adds detail, not a second vote.
-      place.facts.push(child);
-    }
-  }
-  for (const p of places) p.facts.sort((a, b) => b.score - a.score);
-  return places.sort((a, b) => b.score - a.score || (a.candidate.record.id < b.candidate.record.id ? -1 : 1));
+  const places = candidates.slice(0, Math.max(0, size));
+  // The bar a fact must beat: the lowest score in a full list; none while there is room.
+  let bar = -Infinity;
+  if (places.length >= size) for (const p of places) bar = bar === -Infinity ? p.score : Math.min(bar, p.score);
+  return places
+    .map((candidate) => ({
+      candidate,
+      score: candidate.score,
+      facts: candidate.children.slice(0, FACTS_PER_EPISODE).filter((c) => c.score > bar).sort((a, b) => b.score - a.score),
+    }))
+    .sort((a, b) => b.score - a.score || (a.candidate.record.id < b.candidate.record.id ? -1 : 1));
 }

@@ -166,24 +166,23 @@ export type Knots = readonly (readonly [number, number])[];
  * for the fit half (top_k 10; `--protocol abc --limit a=230,b=80,c=80`) and checked by
  * `bench:quality` on the other half (its reliability table). Monotone, so the order of the answer
  * does not change within a map. The same competition score means a different chance for an
- * episode that won its place itself, for the owner's own facts and passages, and for another
+ * episode, for the owner's own facts and passages, and for another
  * participant's words ("Mel replied: …"): a reply seldom repeats the question's words, yet when
  * one is shown it usually sits in the conversation that holds the answer (fit half: shown
- * passages with competition scores 0.3–0.9 were in an answer session 74–100 % of the time, the
- * owner's facts at those scores 46–77 %). And episodes and facts of a conversation where only the
+ * passages with competition scores 0.3–0.9 were in an answer session 68–100 % of the time, the
+ * owner's facts at those scores 44–77 %). And episodes and facts of a conversation where only the
  * owner spoke (notes, a user's turns alone) are standardised among other populations than those
  * of a conversation with others, whose episodes are longer and whose facts compete with passages;
- * so each gets its own map (`shared_…` when someone else spoke). An episode that came in through
- * one of its facts carries that fact's score, so it goes through that fact's map.
+ * so each gets its own map (`shared_…` when someone else spoke).
  */
 export type WireMap = 'episode' | 'fact' | 'shared_episode' | 'shared_fact' | 'passage';
 
 export const WIRE_KNOTS: Record<WireMap, Knots> = {
-  episode: [[0.0196, 0.001], [0.0326, 0.0531], [0.0628, 0.0806], [0.1612, 0.1677], [0.3847, 0.3929], [0.7452, 0.7788], [0.946, 0.9135], [0.9942, 0.9927]],
-  fact: [[0.0088, 0.0188], [0.0147, 0.024], [0.0226, 0.038], [0.0316, 0.0663], [0.0466, 0.0965], [0.0755, 0.1544], [0.1021, 0.2027], [0.1499, 0.2616], [0.2015, 0.3056], [0.2756, 0.3426], [0.405, 0.5048], [0.5633, 0.5385], [0.6852, 0.6503], [0.7979, 0.7211], [0.895, 0.8288], [0.9563, 0.8609], [0.9937, 0.9661]],
-  shared_episode: [[0.0095, 0.001], [0.0167, 0.0094], [0.0236, 0.0198], [0.037, 0.0556], [0.0694, 0.12], [0.2653, 0.3913], [0.8803, 0.9126]],
-  shared_fact: [[0.0051, 0.001], [0.0087, 0.0026], [0.0118, 0.0076], [0.014, 0.031], [0.0182, 0.0442], [0.0247, 0.0769], [0.0364, 0.1], [0.0683, 0.1878], [0.1293, 0.2115], [0.2281, 0.431], [0.5066, 0.5751], [0.874, 0.8247], [0.9924, 0.968]],
-  passage: [[0.0063, 0.001], [0.0118, 0.0135], [0.0195, 0.018], [0.03, 0.0583], [0.058, 0.1386], [0.1594, 0.4231], [0.7425, 0.913]],
+  episode: [[0.0065, 0.001], [0.0126, 0.0036], [0.022, 0.0161], [0.0301, 0.0486], [0.0425, 0.0598], [0.072, 0.0968], [0.1609, 0.1688], [0.3845, 0.3929], [0.7462, 0.7807], [0.9466, 0.9135], [0.9942, 0.9926]],
+  fact: [[0.0052, 0.001], [0.009, 0.0102], [0.0136, 0.0199], [0.0169, 0.026], [0.0227, 0.0368], [0.0317, 0.0524], [0.0431, 0.0857], [0.0598, 0.0941], [0.0711, 0.1287], [0.0824, 0.1504], [0.1046, 0.194], [0.1287, 0.224], [0.1643, 0.2279], [0.2068, 0.3089], [0.2786, 0.3192], [0.4104, 0.4916], [0.5707, 0.5625], [0.6809, 0.6333], [0.7899, 0.7152], [0.8971, 0.8182], [0.9589, 0.8661], [0.9941, 0.9652]],
+  shared_episode: [[0.0043, 0.001], [0.008, 0.0036], [0.0139, 0.0182], [0.024, 0.0291], [0.0464, 0.084], [0.1231, 0.2203], [0.5284, 0.6058], [0.9512, 0.9805]],
+  shared_fact: [[0.0048, 0.001], [0.0086, 0.0024], [0.0118, 0.0076], [0.0142, 0.0348], [0.0184, 0.0462], [0.0275, 0.0876], [0.0397, 0.0966], [0.0676, 0.186], [0.1304, 0.2072], [0.229, 0.4228], [0.4065, 0.534], [0.6492, 0.623], [0.9017, 0.8492], [0.9924, 0.9683]],
+  passage: [[0.0059, 0.001], [0.0118, 0.0112], [0.0196, 0.0185], [0.0296, 0.0702], [0.0535, 0.1238], [0.1411, 0.3739], [0.7268, 0.8984]],
 };
 
 /** Whether someone besides the owner spoke in an episode's conversation. */

@@ -41,9 +41,8 @@ export interface SearchTrace {
    */
   evidence: Record<string, number>;
   /**
-   * Shown episode or fact id → the wire map its score went through (scores.ts `WIRE_KNOTS`); an
-   * episode that came in through a fact went through that fact's. Hybrid and agentic without a
-   * reranker; what `bench/calibrate.ts` undoes to refit the maps.
+   * Shown episode or fact id → the wire map its score went through (scores.ts `WIRE_KNOTS`).
+   * Hybrid and agentic without a reranker; what `bench/calibrate.ts` undoes to refit the maps.
    */
   wire_map: Record<string, WireMap>;
   supplementary_queries: string[];
@@ -105,12 +104,11 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   const shapeCompeting = (candidates: readonly UnitCandidate[]) => {
     const ownerId = request.scope.owner_id;
     for (const w of competeGranularity(candidates, limit)) {
-      // Scores go on the wire through their map (scores.ts); an episode that came in through a
-      // fact carries the fact's score and its map. A floor filters what would be returned
-      // without it: an episode under it goes, with its facts; an episode over it shows only the
-      // facts that pass it.
+      // Scores go on the wire through their map (scores.ts). A floor filters what would be
+      // returned without it: an episode under it goes, with its facts; an episode over it shows
+      // only the facts that pass it.
       const shared = isShared(w.candidate.record, ownerId);
-      const episodeMap: WireMap = w.via ? childWireMap(w.via.record, ownerId, shared) : shared ? 'shared_episode' : 'episode';
+      const episodeMap: WireMap = shared ? 'shared_episode' : 'episode';
       const score = throughKnots(w.score, WIRE_KNOTS[episodeMap]);
       if (score < floor) continue;
       wireMap[w.candidate.record.id] = episodeMap;
