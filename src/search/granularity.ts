@@ -34,8 +34,7 @@ export interface CompetitionWinner {
 export function competeGranularity(candidates: readonly UnitCandidate[], size: number): CompetitionWinner[] {
   const places = candidates.slice(0, Math.max(0, size));
   // The bar a fact must beat: the lowest score in a full list; none while there is room.
-  let bar = -Infinity;
-  if (places.length >= size) for (const p of places) bar = bar === -Infinity ? p.score : Math.min(bar, p.score);
+  const bar = places.length >= size ? places.reduce((low, p) => Math.min(low, p.score), Infinity) : -Infinity;
   return places
     .map((candidate) => ({
       candidate,
