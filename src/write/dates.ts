@@ -79,12 +79,33 @@ function make(text: string, index: number, phrase: string, at: number, precision
   return { phrase, index, end: index + phrase.length, at, precision, label: label(at, precision) };
 }
 
+/** Words before a number that make it a date ("on 5/12", "due 3/4"), where alone it is a quantity. */
+const DATE_LEAD = /\b(?:on|by|until|till|since|from|due|before|after|through|thru)\s*$/i;
+
 /**
- * Whether a text may name a date: a number shaped like one (a year, "14th", "3/4", "5pm"), a month
- * or weekday, or a word of relative time. Any other number ("5 kilometres", "turns 70") and the
- * modal "may" are no reason to run the full parse ("May" capitalised inside a sentence is).
+ * Whether a text may name a date: a number shaped like one (a year, "14th", "2023-05-20",
+ * "3/4/2021", "on 5/12", "5pm"), a month or weekday, or a word of relative time with what makes
+ * it a time ("last week", "two months ago", "in a few days"). Any other number ("5 kilometres",
+ * "1/2 cup", "24/7", "1-2 hours", "3.5") and a bare unit ("for years") or the modal "may" are no
+ * reason to run the full parse ("May" capitalised inside a sentence is).
  */
-const MAYBE_DATE = /\b(?:1[89]|2[01])\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b|\d\s*[:/.-]\s*\d|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)|\b(?:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|weekend|fortnight|christmas|easter|noon|midnight|ago|days|weeks?|months?|years?|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))\b/i;
+const MAYBE_DATE = new RegExp(
+  [
+    /\bend of (?:the |this |next )?(?:week|month|year)\b/.source,
+    /\b(?:1[89]|2[01])\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)/.source,
+    // Numeric dates: with a year, or a day and month after a word that makes them one.
+    /\b\d{4}[/.-]\d{1,2}[/.-]\d{1,2}\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{4}\b|\b\d{1,2}\/\d{1,2}\/\d{2}\b|\b\d{1,2}[/.-]\d{1,2}\b(?<=\b(?:on|by|until|till|since|from|due|before|after|through|thru)\s+\d{1,2}[/.-]\d{1,2})/.source,
+    /\b(?:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|weekend|fortnight|christmas|easter|noon|midnight|ago|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))\b/.source,
+    // A unit of time with a word that places or counts it ("next month", "two weeks", "a few days
+    // later"), looked behind from the unit: a word-by-word look for the lead costs more than the parse saves.
+    /\b(?:days|weeks?|months?|years?)\b(?:(?<=\b(?:last|next|this|past|coming|following|previous|few|couple|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|\d+)\s+(?:of\s+)?\w+)|(?=\s+(?:later|earlier|before|after|from)\b))/.source,
+  ].join('|'),
+  'i',
+);
+/** A day and month in figures with no year ("5/12", "24/7", "1-2"): a date only after a word like "on". */
+const BARE_NUMERIC = /^\d{1,2}[/.-]\d{1,2}$/;
+/** Figures with a two-digit year and dashes or dots ("24-8-16"): a code or a ratio, not a date. */
+const DASHED_SHORT_YEAR = /^\d{1,2}([.-])\d{1,2}\1\d{2}$/;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const CJK_DATE = /[今明昨前后後来去上下本]|[日月年周週]|\d/u;
@@ -104,9 +125,10 @@ const WEEKDAY_ONLY = /^(?:on )?(?:this |next |last |coming )?(mon|tues|wednes|th
  * sentence speaks of the past (it decides which way a bare weekday or day of the month looks);
  * without it the tense is guessed from the words.
  */
-export function findDates(text: string, now: number, past = PAST.test(text)): ResolvedDate[] {
+export function findDates(text: string, now: number, tense?: boolean): ResolvedDate[] {
   // Most sentences name no date; a cheap look for a date word spares them the full parse.
-  if (!MAYBE_DATE.test(text) && !/\S\s+May\b|\bMay\s+\d/.test(text) && !CJK_DATE.test(text)) return [];
+  if (!MAYBE_DATE.test(text) && !/\S\s+May\b|\bMay\s+\d/.test(text) && !(CJK.test(text) && CJK_DATE.test(text))) return [];
+  const past = tense ?? PAST.test(text);
   const found: ResolvedDate[] = [];
   const taken = (start: number, end: number) => found.some((d) => start < d.end && end > d.index);
   const add = (d: ResolvedDate | null) => {
@@ -141,6 +163,8 @@ export function findDates(text: string, now: number, past = PAST.test(text)): Re
     if ((/\bfor\s*$/i.test(text.slice(0, r.index)) || /^for\b/i.test(r.text)) && !/\b(?:the|this|next|last)\b/i.test(r.text)) continue; // "for two weeks" is a duration
     if (/^(now|right now|today'?s?)$/i.test(r.text) && !/today/i.test(r.text)) continue;
     if (TIME_WORD_ONLY.test(r.text.trim())) continue;
+    // Figures read as a date only where a person writes one: "on 5/12", "3/4/2021", not "1/2 cup" or "open 24/7".
+    if ((BARE_NUMERIC.test(r.text.trim()) && !DATE_LEAD.test(text.slice(0, r.index))) || DASHED_SHORT_YEAR.test(r.text.trim())) continue;
     // A weekday's abbreviation in lower case is a word ("the midnight sun", "a wed"), not a day.
     if (/\b(?:sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)\b/.test(r.text)) continue;
     // A month named with nothing that dates it is the month in general ("June has the midnight sun").

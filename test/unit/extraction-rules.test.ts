@@ -142,6 +142,23 @@ describe('dates', () => {
     expect(day('Dinner tomorrow at 5pm, the meeting at 10.30 on the 3rd.')).toEqual(['2026-12-01', '2026-12-03']);
     expect(day('The train leaves at 17:45.')).toEqual([]);
   });
+
+  it('reads figures as a date only where a person writes one', () => {
+    // Quantities, ratios, codes and opening hours are no dates.
+    expect(day('Mix 1/2 oz simple syrup and 3/4 oz lime juice.')).toEqual([]);
+    expect(day('The shop is open 24/7.')).toEqual([]);
+    expect(day('The fertilizer is 24-8-16.')).toEqual([]);
+    expect(day('Eat 1-2 hours before the run, and sleep 7-9 hours.')).toEqual([]);
+    expect(day('It lasts for years, and in the years to come too.')).toEqual([]);
+    // Dates in figures: with a year, or a day and month after a word that makes them a date.
+    expect(day('I moved on 3/4/2021.')).toEqual(['2021-03-04']);
+    expect(day('The release was 2026-05-20.')).toEqual(['2026-05-20']);
+    expect(day('The rent is due on 12/5.')).toEqual(['2026-12-05']);
+    // A unit of time with what places or counts it still is a date.
+    expect(day('I have to pay it by the end of the month.')).toEqual(['2026-11-30']);
+    expect(day('We adopted her three years ago.')).toEqual(['2023']);
+    expect(day('I fly out in a couple of weeks.')).toEqual(['2026-12-14']);
+  });
 });
 
 describe('CJK', () => {
