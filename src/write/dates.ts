@@ -121,7 +121,7 @@ const TIME_WORD_ONLY = /^(?:at\s+)?(?:midnight|noon|midday)$/i;
 const WEEKDAY_ONLY = /^(?:on )?(?:this |next |last |coming )?(mon|tues|wednes|thurs|fri|satur|sun)day$/i;
 
 /**
- * Every date in `text`, resolved against `now` (epoch ms), in order of appearance. `past` says the
+ * Every date in `text`, resolved against `now` (epoch ms), in order of appearance. `tense` (true: past) says the
  * sentence speaks of the past (it decides which way a bare weekday or day of the month looks);
  * without it the tense is guessed from the words.
  */
