@@ -41,11 +41,18 @@ const POSSESSIVE = new Set(['his', 'its', 'their', 'hers', 'theirs']);
 const FIRST_PERSON = new Set(['i', 'my', 'me', 'we', 'our']);
 const CONTENT_TAGS = new Set(['NOUN', 'PROPN', 'NUM', 'ADJ', 'PRON']);
 const CONJUNCTIONS = new Set(['and', 'but', 'so']);
+/** Words that open a subordinate clause; of those, the ones that make it no statement of fact. */
+const SUBORDINATORS = new Set(['since', 'because', 'as', 'although', 'though', 'while', 'whilst', 'when', 'whenever', 'once', 'after', 'before', 'if', 'unless', 'whether']);
+const CONDITIONAL = new Set(['if', 'unless', 'whether']);
+/** An auxiliary before "you" in a question, as it agrees with a named listener ("Do you" → "Does Mel"). */
+const AGREE_THIRD: Record<string, string> = { do: 'does', are: 'is', have: 'has', were: 'was' };
 const SUBJECT_OPENERS = new Set(['my', 'our', 'his', 'her', 'their', 'the']);
 const NOMINAL_TAGS = new Set(['NOUN', 'PROPN', 'ADJ']);
 const PRESENT_FORMS = new Set(['am', 'are', "'re", "'m", 'ca', 'wo', "n't"]);
 const FUTURE = /\b(will|shall|going to|gonna|plan(?:ning)? to|planning on|intend to|intending to|hope to|hoping to|aim to|about to|scheduled|booked|want to|would like to|have to|need to|tomorrow|next)\b/i;
 const SMALL_TALK = /^(thanks?|thank you|you['’]?re welcome|no problem|good (?:morning|night|evening|afternoon)|see you|bye|goodbye|sounds good|that sounds|that['’]?s (?:great|nice|lovely|awesome|cool|good|wonderful|amazing|fun|interesting|exciting|too bad|a shame|sad)|how (?:nice|lovely|cool|fun)|nice|great|cool|awesome|lovely|wonderful|me too|same here|of course|glad to hear|(?:(?:it['’]?s|it was|so) )?(?:good|great|nice|lovely|happy|glad) to (?:see|hear from|meet|talk to|catch up with|chat with) you)\b/i;
+/** A greeting to the listener, however long ("It was so nice to hear from you again"): no fact about anyone. */
+const GREETING = /^(?:it['’]?s |it is |it was |it['’]?s been |it has been )?(?:so |really |very |always |such )?(?:good|great|nice|lovely|happy|glad|fun|a pleasure|a joy) to (?:see|hear from|meet|talk to|catch up with|chat with) you\b/i;
 
 /** 3rd person singular of a verb in its base form ("fly" → "flies", "go" → "goes"). */
 export function thirdPerson(verb: string): string {
@@ -115,11 +122,28 @@ function appositives(clause: Token[]): Token[][] {
   return [clause];
 }
 
-/** Drops discourse words around a clause: "Yes, …", "Actually …", "… btw", "… though". */
+/** Phrases that link a clause to the talk around it and say nothing themselves ("Speaking of which, …"). */
+const DISCOURSE = /^(?:speaking of(?: \S+){1,3}|by the way|that being said|having said that|with that said|that said|in fact|to be honest|honestly speaking|of course|for example|for instance|in addition|on the other hand|as a result|at the same time|come to think of it|to be fair|in any case|after all|in other words|as well|then again|all in all|first of all|to be clear|on top of that|apart from that|other than that)$/i;
+
+/** The length of a discourse phrase opening the clause, with its comma ("By the way, …"), or 0. */
+function discourseLead(tokens: readonly Token[]): number {
+  for (let n = 2; n <= 5 && n < tokens.length; n++) {
+    if (tokens[n]!.text !== ',') continue;
+    if (DISCOURSE.test(tokens.slice(0, n).map((t) => t.lower).join(' '))) return n + 1;
+  }
+  return 0;
+}
+
+/** Drops discourse words around a clause: "Yes, …", "Actually …", "Speaking of which, …", "… btw", "… though". */
 function stripLead(tokens: Token[]): Token[] {
   let i = 0;
   const lead = (k: number) => LEAD.has(tokens[k]!.lower) || tokens[k]!.pos === 'INTJ' || (REACTIONS.has(tokens[k]!.lower) && [',', '!', '.'].includes(tokens[k + 1]?.text ?? ''));
-  while (i < tokens.length && (lead(i) || (tokens[i]!.pos === 'PUNCT' && i > 0 && i < 3) || tokens[i]!.text === ',')) i++;
+  // Words and phrases in any order: "Oh, by the way, …", "By the way, actually …".
+  for (let before = -1; before !== i; ) {
+    before = i;
+    i += discourseLead(tokens.slice(i));
+    while (i < tokens.length && (lead(i) || (tokens[i]!.pos === 'PUNCT' && i > 0 && i < 3) || tokens[i]!.text === ',')) i++;
+  }
   let end = tokens.length;
   const tail = (k: number) => tokens[k]!.pos === 'PUNCT' || ['btw', 'lol', 'haha', 'tho', 'though', 'actually'].includes(tokens[k]!.lower);
   let k = end - 1;
@@ -168,7 +192,17 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
   const claims: Claim[] = [];
   const ownClauses: Token[][] = [];
   for (const raw of clauses(sentence.tokens).flatMap(appositives)) {
-    const tokens = stripLead(raw);
+    const stripped = stripLead(raw);
+    // "Since I've finished four projects, …": what the clause says still holds ("Sam has finished
+    // four projects"); "If I get the job, …" holds only maybe, and is no claim.
+    const opener = stripped[0]?.lower ?? '';
+    const subject = stripped[1];
+    const subordinate = SUBORDINATORS.has(opener) && !!subject && (SUBJECT_PRONOUNS.has(subject.lower) || SUBJECT_OPENERS.has(subject.lower) || subject.pos === 'PROPN');
+    if (subordinate && CONDITIONAL.has(opener)) {
+      noteMentions(stripped, speaker.name, mentions, speaker.listener);
+      continue;
+    }
+    const tokens = subordinate ? stripped.slice(1) : stripped;
     // Pronouns are resolved against what came before; the clause's own names count from the next clause.
     const resolved = resolvePronouns(tokens, mentions, own);
     noteMentions(tokens, speaker.name, mentions, speaker.listener);
@@ -184,13 +218,41 @@ function resolvePronouns(tokens: readonly Token[], mentions: Mentions, exclude: 
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.pos !== 'PRON' || !THIRD_PRONOUNS.has(t.lower)) continue;
+    // "It's important to …", "would it be okay to …", "it takes an hour to …": an "it" that
+    // stands for what follows is left as said.
+    if (t.lower === 'it' && (dummyIt(tokens, i) || tokens[i - 1]?.lower === 'worth')) continue;
     // "it" as in "it is raining" / "it was fun" stands for nothing; such a clause is no claim.
     const m = mentions.resolve(t.lower, exclude);
     if (!m) return null;
     const possessive = POSSESSIVE.has(t.lower) || (t.lower === 'her' && ['NOUN', 'ADJ', 'PROPN', 'NUM'].includes(tokens[i + 1]?.pos ?? ''));
-    out.set(i, possessive ? `${m.name}'s` : m.name);
+    // "their work" of "Sam's skills" is no "Sam's skills's work": a description is not declined again.
+    if (possessive && !m.proper && m.kind === 'thing' && m.name.includes("'s ")) return null;
+    out.set(i, possessive ? (m.plural && m.name.endsWith('s') ? `${m.name}'` : `${m.name}'s`) : m.name);
   }
   return out;
+}
+
+/** Verbs after which a subject "it" stands for a clause that follows ("it seems that …", "it takes a day to …"). */
+const EXTRAPOSING = new Set(['be', 'seem', 'sound', 'look', 'feel', 'take', 'make', 'turn', 'appear', 'help', 'pay', 'matter', 'cost']);
+
+/** Nouns the tagger reads as verbs after "to" ("closer to home"). */
+const PLACES_AFTER_TO = new Set(['home', 'work', 'school', 'bed', 'town', 'church', 'class', 'college', 'market', 'court']);
+
+/** Whether the "it" at `i` is the empty subject of an extraposed clause: "it's important to sign it", "it seems that …". */
+function dummyIt(tokens: readonly Token[], i: number): boolean {
+  let j = i + 1;
+  // "would it be", "it has been", "it will take": auxiliaries and adverbs up to the verb.
+  while (j < tokens.length && (tokens[j]!.pos === 'AUX' || tokens[j]!.pos === 'PART' || tokens[j]!.pos === 'ADV') && !EXTRAPOSING.has(tokens[j]!.lemma)) j++;
+  const verb = tokens[j];
+  if (!verb || !EXTRAPOSING.has(verb.lemma.toLowerCase())) return false;
+  if (tokens[j + 1]?.lower === 'worth') return true; // "it's worth it", "it's worth a visit
+  for (let k = j + 1; k < Math.min(tokens.length, j + 7); k++) {
+    const w = tokens[k]!;
+    if (w.lower === 'to' && ['VERB', 'AUX'].includes(tokens[k + 1]?.pos ?? '') && !PLACES_AFTER_TO.has(tokens[k + 1]!.lower)) return true;
+    if (['that', 'if', 'whether', 'how', 'when'].includes(w.lower) && !(w.lower === 'that' && ['NOUN', 'ADJ', 'PROPN'].includes(tokens[k + 1]?.pos ?? ''))) return true;
+    if (w.pos === 'PUNCT' || w.pos === 'CCONJ') return false;
+  }
+  return false;
 }
 
 function isContent(tokens: readonly Token[]): boolean {
@@ -202,8 +264,11 @@ function isContent(tokens: readonly Token[]): boolean {
   const last = words[words.length - 1]!;
   if (['this', 'that', 'these', 'those'].includes(first.lower) || ['this', 'that'].includes(last.lower)) return false; // points at words we do not hold
   if (words.length <= 6 && words.some((w) => /^(thanks?|thank|perfect|awesome|congratulations|sorry)$/i.test(w.text))) return false;
+  if (DISCOURSE.test(words.map((w) => w.lower).join(' '))) return false; // "Speaking of which" split from its clause
   if (first.pos === 'VERB' && first.lower === first.lemma && !['i'].includes(first.lower)) return false; // an instruction
-  return words.length > 6 || !SMALL_TALK.test(words.map((w) => w.text).join(' '));
+  const said = words.map((w) => w.text).join(' ');
+  if (GREETING.test(said)) return false;
+  return words.length > 6 || !SMALL_TALK.test(said);
 }
 
 /** Auxiliaries that, placed before the subject, leave the main verb in its base form. */
@@ -240,6 +305,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   let speakerSubject = false;
   let modal = false;
   let namedSubject = false;
+  let infinitive = false; // the last verb was "to …"
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const date = dates.length === 0 ? undefined : dates.find((d) => d.index === starts[i]);
@@ -276,6 +342,15 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       } else if (lower === 'you' || lower === 'your' || lower === 'yours') {
         if (!speaker.listener) return null;
         text = lower === 'you' ? speaker.listener : `${speaker.listener}'s`;
+        const prev = pieces[pieces.length - 1];
+        const agreed = lower === 'you' && prev && tokens[i - 1]?.pos === 'AUX' ? AGREE_THIRD[prev.text.toLowerCase()] : undefined;
+        // "Do you have …?" → "Does Mel have …?"; "you were right" → "Mel was right".
+        if (agreed) prev!.text = /^\p{Lu}/u.test(prev!.text) ? capitalise(agreed) : agreed;
+        else if (lower === 'you' && !conjugate && ['VERB', 'AUX'].includes(tokens[i + 1]?.pos ?? '') && !['VERB', 'AUX', 'ADP'].includes(tokens[i - 1]?.pos ?? '')) {
+          conjugate = true;
+          modal = false;
+          if (pieces.length === 0) namedSubject = true; // "You were right …" → "Mel was right …"
+        }
       } else if (resolved.has(i)) {
         text = resolved.get(i)!;
         if (i === 0 || pieces.length === 0) namedSubject = true;
@@ -286,9 +361,11 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       conjugate = false;
     } else if (conjugate && t.pos !== 'ADV' && t.pos !== 'PART') {
       conjugate = false;
-    } else if (speakerSubject && !modal && t.pos === 'VERB' && lower === t.lemma.toLowerCase() && tokens[i - 1] && (tokens[i - 1]!.pos === 'CCONJ' || (tokens[i - 1]!.pos === 'ADV' && tokens[i - 2]?.pos === 'CCONJ'))) {
+    } else if (speakerSubject && !modal && !infinitive && (t.pos === 'VERB' || (t.pos === 'AUX' && (lower === 'have' || lower === 'do'))) && lower === t.lemma.toLowerCase() && tokens[i - 1] && (tokens[i - 1]!.pos === 'CCONJ' || (tokens[i - 1]!.pos === 'ADV' && tokens[i - 2]?.pos === 'CCONJ'))) {
       text = thirdPerson(t.text); // "… and then visit Kyoto" shares the subject "I"
     }
+    // "excited to explore Rostov and try the food": a verb after "and" continues the infinitive.
+    if (t.pos === 'VERB') infinitive = tokens[i - 1]?.lower === 'to' || (tokens[i - 1]?.pos === 'ADV' && tokens[i - 2]?.lower === 'to');
     pieces.push({ text, space: pieces.length ? t.space : '' });
   }
   while (pieces.length && /^[,.!?;:…]+$/.test(pieces[pieces.length - 1]!.text)) pieces.pop();

@@ -23,6 +23,8 @@ export interface Mention {
   proper: boolean;
   /** Order of mention in the segment. */
   order: number;
+  /** The message of the segment it was last mentioned in (counted by `Mentions.beginMessage`). */
+  message: number;
 }
 
 export const SPECIES = new Set(['dog', 'cat', 'puppy', 'kitten', 'parrot', 'hamster', 'rabbit', 'bunny', 'horse', 'pony', 'turtle', 'tortoise', 'guinea pig', 'goldfish', 'fish', 'bird', 'budgie', 'lizard', 'snake', 'ferret', 'gecko', 'chicken', 'goat']);
@@ -96,13 +98,26 @@ export class Mentions {
   /** The listed mention of each name, by its lower-case form (one per name). */
   private byName = new Map<string, Mention>();
   private counter = 0;
+  private message = 0;
+  /** The order of the first mention after the last change of topic ("By the way, …"). */
+  private topicFrom = 0;
 
-  add(m: Omit<Mention, 'order'>): Mention {
+  /** Starts a new message. */
+  beginMessage(): void {
+    this.message++;
+  }
+
+  /** The talk turns to another topic ("By the way, …", "Anyway, …"): what came before is no longer what "it" stands for. */
+  changeTopic(): void {
+    this.topicFrom = this.counter;
+  }
+
+  add(m: Omit<Mention, 'order' | 'message'>): Mention {
     const key = m.name.toLowerCase();
     const existing = this.byName.get(key);
     // What a name was first typed as wins over a weaker guess later ("my daughter Emma", then "to Emma").
     const keep = existing && existing.kind !== 'unknown' && !m.role;
-    const merged: Mention = { ...m, ...(keep ? { kind: existing.kind, role: existing.role, gender: existing.gender, plural: existing.plural } : {}), order: this.counter++ };
+    const merged: Mention = { ...m, ...(keep ? { kind: existing.kind, role: existing.role, gender: existing.gender, plural: existing.plural } : {}), order: this.counter++, message: this.message };
     if (existing) this.list.splice(this.list.indexOf(existing), 1);
     this.list.push(merged);
     this.byName.set(key, merged);
@@ -123,6 +138,11 @@ export class Mentions {
     const p = pronoun.toLowerCase();
     const fits = (m: Mention): boolean => {
       if (exclude.has(m.name)) return false;
+      // What "it" or "they" stands for is a thing of the talk just before: this message or the two
+      // before it (a question, its answer), and not from before a change of topic ("… in Europe or
+      // Asia. By the way, I moved and it's been a big adjustment"). People and pets stay for the segment.
+      const thing = m.kind === 'thing' || m.kind === 'place' || m.kind === 'organization' || m.kind === 'unknown';
+      if (thing && (m.message < this.message - 2 || m.order < this.topicFrom) && !['he', 'him', 'his', 'himself', 'she', 'her', 'hers', 'herself'].includes(p)) return false;
       const personLike = m.kind === 'person' || m.kind === 'animal' || m.kind === 'unknown';
       if (['she', 'her', 'hers', 'herself'].includes(p)) return !m.plural && (m.gender === 'female' || (m.gender === null && personLike));
       if (['he', 'him', 'his', 'himself'].includes(p)) return !m.plural && (m.gender === 'male' || (m.gender === null && personLike));

@@ -16,6 +16,8 @@ import { Mentions, type Mention } from './mentions.js';
 import { LIST_FIELDS, namedBelonging, profileStatements, type ProfileHistoryEntry, type ProfileStatement } from './profile-rules.js';
 import { analyse, clip, escapeRegExp, singleSpaced, type Sentence, type Token } from './sentences.js';
 
+/** A sentence that turns the talk to something else. */
+const TOPIC_CHANGE = /^(?:(?:oh|anyway|so|also|ok|okay)[,!]?\s+)?(?:by the way|btw|anyway|anyhow|on (?:another|a different|a separate|an unrelated) note|unrelated(?:ly)?|changing the subject|speaking of)\b/i;
 const INTRODUCTION = /^(?:I am|[Mm]y name is|[Cc]all me|I am called)\s+(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)[.!]?$/u;
 const GENERIC = /^(thing|time|lot|way|day|week|month|year|today|tomorrow|yesterday|bit|kind|sort|people|something|anything|everything|question|answer|help|idea|thanks|message)$/;
 const GENERIC_ADJ = /^(good|great|nice|new|old|little|big|other|same|many|much|few|last|next|first|more|most|such|own|sure|lovely|wonderful)$/;
@@ -55,10 +57,12 @@ export function readSegment(segment: Segment, names: Map<string, string>, langua
     const sentences = analyse(extractText(message.content), language);
     // Mentions this message adds or names again are those from this order on.
     const firstNew = mentions.next();
+    mentions.beginMessage();
     const claims: Claim[] = [];
     const dates: ResolvedDate[] = [];
     const ownClauses: Token[][] = [];
     for (const s of sentences) {
+      if (TOPIC_CHANGE.test(s.text)) mentions.changeTopic();
       const { claims: own, ownClauses: clauses } = claimsOf(s, { name, listener }, message.timestamp, mentions);
       ownClauses.push(...clauses);
       for (const claim of own) {

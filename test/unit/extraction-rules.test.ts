@@ -205,3 +205,51 @@ describe('what is no fact', () => {
     expect(out.episodes[0]!.facts.map((f) => f.content)).toEqual([expect.stringMatching(/adopted a puppy/)]);
   });
 });
+
+describe('what real conversations break', () => {
+  const facts = async (...messages: [role: 'user' | 'assistant', text: string][]) => (await createRulesExtractor().extract(segment(messages))).episodes[0]!.facts.map((f) => f.content);
+
+  it('leaves an "it" that stands for the clause after it as said', async () => {
+    expect(await facts(['user', 'I visited Lisbon in May. I have heard that it is important to book the tram early. I think it is worth it.'])).toEqual([
+      'Maya visited Lisbon in May 2026.',
+      'Maya has heard that it is important to book the tram early.',
+      'Maya thinks it is worth it.',
+    ]);
+  });
+
+  it('reads "it" as a thing of the talk just before, not from before a change of topic or further back', async () => {
+    expect(await facts(['user', 'I was in Rio last month.'], ['assistant', 'How was the trip?'], ['user', 'It was amazing.'])).toContain('Rio was amazing.');
+    const changed = await facts(['user', 'I am planning a trip to Asia.'], ['assistant', 'Lovely!'], ['user', 'By the way, I moved flats recently and it has been a big adjustment.']);
+    expect(changed.join(' ')).not.toMatch(/Asia (?:has been|was)/);
+    expect(changed).toContain('Maya is planning a trip to Asia.');
+    const far = await facts(['user', 'I visited Lisbon in May.'], ['assistant', 'Nice.'], ['user', 'I loved the pastries.'], ['assistant', 'Great.'], ['user', 'It was a long flight home.']);
+    expect(far.join(' ')).not.toMatch(/Lisbon was/);
+  });
+
+  it('makes the auxiliary agree with a named listener', async () => {
+    expect(await facts(['user', 'Do you have any tips for visiting Lisbon in winter?'], ['assistant', 'Take the tram early.'])).toEqual(['Maya asked: Does Assistant have any tips for visiting Lisbon in winter?']);
+    expect(await facts(['user', 'Were you ever in Porto? You were right about the trams.'], ['assistant', 'Glad to hear it.'])).toEqual(['Maya asked: Was Assistant ever in Porto?', 'Assistant was right about the trams.']);
+  });
+
+  it('keeps what a subordinate clause states, and drops what it only supposes', async () => {
+    expect(await facts(['user', 'Since I finished four painting projects, I feel more confident.'])).toEqual(['Maya finished four painting projects.', 'Maya feels more confident.']);
+    expect((await facts(['user', 'If I get the nursing job, I will move to Porto.'])).join(' ')).not.toMatch(/^If|If Maya/);
+  });
+
+  it('drops discourse phrases and keeps an infinitive chain unconjugated', async () => {
+    expect(await facts(['user', 'Speaking of which, I have been following a few painters on Instagram.'])).toEqual(['Maya has been following a few painters on Instagram.']);
+    expect(await facts(['user', 'I am really excited to explore Rostov and try the local food.'])).toEqual(['Maya is really excited to explore Rostov and try the local food.']);
+  });
+
+  it('never declines a description twice ("their work" of "Maya\'s skills")', async () => {
+    const out = await facts(['user', 'I feel more confident in my skills. I follow a few painters who inspire me with their work.']);
+    expect(out.join(' ')).not.toMatch(/'s's|s's /);
+  });
+
+  it('reads no one day into a day that repeats', () => {
+    expect(findDates('I read the paper every Sunday.', MONDAY)).toEqual([]);
+    expect(findDates('I am busy on Thursday evenings lately.', MONDAY)).toEqual([]);
+    expect(findDates('We play on Thursdays.', MONDAY)).toEqual([]);
+    expect(findDates('I see her on Thursday evening.', MONDAY).map((d) => d.label)).toEqual(['2026-12-03']);
+  });
+});
