@@ -45,7 +45,7 @@ const CONJUNCTIONS = new Set(['and', 'but', 'so']);
 const SUBORDINATORS = new Set(['since', 'because', 'as', 'although', 'though', 'while', 'whilst', 'when', 'whenever', 'once', 'after', 'before', 'if', 'unless', 'whether']);
 const CONDITIONAL = new Set(['if', 'unless', 'whether']);
 /** An auxiliary before "you" in a question, as it agrees with a named listener ("Do you" → "Does Mel"). */
-const AGREE_THIRD: Record<string, string> = { do: 'does', are: 'is', have: 'has', were: 'was' };
+const AGREE_THIRD: Record<string, string> = { do: 'does', am: 'is', are: 'is', have: 'has', were: 'was' };
 const SUBJECT_OPENERS = new Set(['my', 'our', 'his', 'her', 'their', 'the']);
 const NOMINAL_TAGS = new Set(['NOUN', 'PROPN', 'ADJ']);
 const PRESENT_FORMS = new Set(['am', 'are', "'re", "'m", 'ca', 'wo', "n't"]);
@@ -249,6 +249,7 @@ function dummyIt(tokens: readonly Token[], i: number): boolean {
   for (let k = j + 1; k < Math.min(tokens.length, j + 7); k++) {
     const w = tokens[k]!;
     if (w.lower === 'to' && ['VERB', 'AUX'].includes(tokens[k + 1]?.pos ?? '') && !PLACES_AFTER_TO.has(tokens[k + 1]!.lower)) return true;
+    if (w.lower === 'like' && k === j + 1 && ['seem', 'sound', 'look', 'feel'].includes(verb.lemma.toLowerCase())) return true; // "it seems like …"
     if (['that', 'if', 'whether', 'how', 'when'].includes(w.lower) && !(w.lower === 'that' && ['NOUN', 'ADJ', 'PROPN'].includes(tokens[k + 1]?.pos ?? ''))) return true;
     if (w.pos === 'PUNCT' || w.pos === 'CCONJ') return false;
   }
@@ -332,6 +333,10 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
         // "should I pick", "do I need", "did I leave": the auxiliary came first and carries the
         // tense, so the verb after the subject keeps its base form ("should Ann pick").
         modal = inverted(tokens, i);
+        // "am I taking", "do I attend": the auxiliary before the speaker agrees with the name.
+        const prev = pieces[pieces.length - 1];
+        const agreed = prev && tokens[i - 1]?.pos === 'AUX' ? AGREE_THIRD[prev.text.toLowerCase()] : undefined;
+        if (agreed) prev!.text = /^\p{Lu}/u.test(prev!.text) ? capitalise(agreed) : agreed;
       } else if (lower === 'my' || lower === 'mine' || lower === 'our' || lower === 'ours') {
         // An id is no name to decline: "user-001 runs before their drink", not "before user-001's drink".
         text = idLike && speakerSubject && (lower === 'my' || lower === 'our') ? 'their' : `${name}'s`;

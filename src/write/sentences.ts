@@ -27,8 +27,8 @@ export interface Sentence {
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /**
- * First-person contractions the model keeps as one token ("I'm" is tagged a proper noun); spelled
- * out they tag correctly and the rewriting to the third person has one form to handle.
+ * First- and second-person contractions the model keeps as one token ("I'm" is tagged a proper
+ * noun); spelled out they tag correctly and the rewriting to the third person has one form to handle.
  */
 const CONTRACTIONS: [RegExp, string][] = [
   [/\b([Ii])['’]m\b/g, 'I am'],
@@ -36,6 +36,11 @@ const CONTRACTIONS: [RegExp, string][] = [
   [/\b([Ii])['’]ll\b/g, 'I will'],
   [/\b([Ii])['’]d\b/g, 'I would'],
   [/\bi\b(?=\s+[a-z])/g, 'I'],
+  // "you're" and "you've" too: "you" becomes the listener's name, which the contraction cannot follow.
+  [/\b([Yy]ou)['’]re\b/g, '$1 are'],
+  [/\b([Yy]ou)['’]ve\b/g, '$1 have'],
+  [/\b([Yy]ou)['’]ll\b/g, '$1 will'],
+  [/\b([Yy]ou)['’]d\b/g, '$1 would'],
 ];
 
 export function expandContractions(text: string): string {

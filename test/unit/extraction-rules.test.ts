@@ -179,7 +179,7 @@ describe('questions', () => {
     const asked = async (text: string) => (await createRulesExtractor().extract(segment([['user', text]]))).episodes[0]!.facts.map((f) => f.content);
     expect(await asked('Which web framework should I pick for the gateway?')).toEqual(['Maya asked: Which web framework should Maya pick for the gateway?']);
     expect(await asked('Where did I leave the spare keys to the van?')).toEqual(['Maya asked: Where did Maya leave the spare keys to the van?']);
-    expect(await asked('Do I need a visa for the trip to Japan?')).toEqual(['Maya asked: Do Maya need a visa for the trip to Japan?']);
+    expect(await asked('Do I need a visa for the trip to Japan?')).toEqual(['Maya asked: Does Maya need a visa for the trip to Japan?']);
     expect(await asked('Can I really bring my bike on the train?')).toEqual(["Maya asked: Can Maya really bring Maya's bike on the train?"]);
     // Not inverted: the speaker's own verb still takes the third person.
     expect(await asked('Why does the doctor say I need more sleep at night?')).toEqual(['Maya asked: Why does the doctor say Maya needs more sleep at night?']);
@@ -229,6 +229,7 @@ describe('what real conversations break', () => {
   it('makes the auxiliary agree with a named listener', async () => {
     expect(await facts(['user', 'Do you have any tips for visiting Lisbon in winter?'], ['assistant', 'Take the tram early.'])).toEqual(['Maya asked: Does Assistant have any tips for visiting Lisbon in winter?']);
     expect(await facts(['user', 'Were you ever in Porto? You were right about the trams.'], ['assistant', 'Glad to hear it.'])).toEqual(['Maya asked: Was Assistant ever in Porto?', 'Assistant was right about the trams.']);
+    expect(await facts(['user', "I like the routine you've prepared. What styles of dance am I taking this spring?"], ['assistant', 'Salsa.'])).toEqual(['Maya likes the routine Assistant has prepared.', 'Maya asked: What styles of dance is Maya taking this spring?']);
   });
 
   it('keeps what a subordinate clause states, and drops what it only supposes', async () => {
