@@ -178,7 +178,8 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
     const dates = findDates(sentence.text, now);
     return { claims: [{ content: `${speaker.name} said: ${sentence.text}`, evidence: sentence.text, plan: false, due_at: null, dates, tokens: [], firstPerson: false }], ownClauses: [] };
   }
-  const question = /[?？]\s*$/.test(sentence.text);
+  // A question, with its mark or without it ("can you quote some sayings from the book").
+  const question = /[?？]\s*$/.test(sentence.text) || /^(?:can|could|would|will|do|does|did|should|have|has|are|were)\s+you\b/i.test(sentence.text);
   const own = new Set([speaker.name]);
   if (question) {
     // A question is no claim, but what was asked is worth remembering: "Maya asked: Can Assistant
@@ -235,6 +236,16 @@ function resolvePronouns(tokens: readonly Token[], mentions: Mentions, exclude: 
 /** Verbs after which a subject "it" stands for a clause that follows ("it seems that …", "it takes a day to …"). */
 const EXTRAPOSING = new Set(['be', 'seem', 'sound', 'look', 'feel', 'take', 'make', 'turn', 'appear', 'help', 'pay', 'matter', 'cost']);
 
+const QUOTES = new Set(['"', '“', '”']);
+/** Words after which "I" is a number: "World War I", "Part I". */
+const NUMBERED = new Set(['war', 'part', 'chapter', 'type', 'phase', 'act', 'season', 'volume', 'book', 'level', 'stage', 'grade', 'class', 'article', 'section', 'title', 'episode', 'round', 'tier', 'ii']);
+
+/** Whether the "I" at `i` is a Roman numeral ("World War I", "Part I"), not the speaker ("On Monday I …" is the speaker). */
+function romanNumeral(tokens: readonly Token[], i: number): boolean {
+  const before = tokens[i - 1];
+  return !!before && /^\p{Lu}/u.test(before.text) && NUMBERED.has(before.lower);
+}
+
 /** Nouns the tagger reads as verbs after "to" ("closer to home"). */
 const PLACES_AFTER_TO = new Set(['home', 'work', 'school', 'bed', 'town', 'church', 'class', 'college', 'market', 'court']);
 
@@ -249,7 +260,7 @@ function dummyIt(tokens: readonly Token[], i: number): boolean {
   for (let k = j + 1; k < Math.min(tokens.length, j + 7); k++) {
     const w = tokens[k]!;
     if (w.lower === 'to' && ['VERB', 'AUX'].includes(tokens[k + 1]?.pos ?? '') && !PLACES_AFTER_TO.has(tokens[k + 1]!.lower)) return true;
-    if (w.lower === 'like' && k === j + 1 && ['seem', 'sound', 'look', 'feel'].includes(verb.lemma.toLowerCase())) return true; // "it seems like …"
+    if (w.lower === 'like' && k === j + 1 && ['seem', 'sound', 'look', 'feel', 'be'].includes(verb.lemma.toLowerCase())) return true; // "it seems like …", "it's like …"
     if (['that', 'if', 'whether', 'how', 'when'].includes(w.lower) && !(w.lower === 'that' && ['NOUN', 'ADJ', 'PROPN'].includes(tokens[k + 1]?.pos ?? ''))) return true;
     if (w.pos === 'PUNCT' || w.pos === 'CCONJ') return false;
   }
@@ -266,7 +277,9 @@ function isContent(tokens: readonly Token[]): boolean {
   if (['this', 'that', 'these', 'those'].includes(first.lower) || ['this', 'that'].includes(last.lower)) return false; // points at words we do not hold
   if (words.length <= 6 && words.some((w) => /^(thanks?|thank|perfect|awesome|congratulations|sorry)$/i.test(w.text))) return false;
   if (DISCOURSE.test(words.map((w) => w.lower).join(' '))) return false; // "Speaking of which" split from its clause
-  if (first.pos === 'VERB' && first.lower === first.lemma && !['i'].includes(first.lower)) return false; // an instruction
+  // An instruction, also after a word that only softens or sequences it ("Now write …", "Please list …").
+  const verb = ['now', 'please', 'also', 'then', 'just', 'next', 'finally'].includes(first.lower) ? words[1] ?? first : first;
+  if (verb.pos === 'VERB' && verb.lower === verb.lemma && !['i'].includes(verb.lower)) return false;
   const said = words.map((w) => w.text).join(' ');
   if (GREETING.test(said)) return false;
   return words.length > 6 || !SMALL_TALK.test(said);
@@ -307,6 +320,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   let modal = false;
   let namedSubject = false;
   let infinitive = false; // the last verb was "to …"
+  let quoted = false;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const date = dates.length === 0 ? undefined : dates.find((d) => d.index === starts[i]);
@@ -325,6 +339,12 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
     }
     const lower = t.lower;
     let text = t.text;
+    // Words quoted are kept as said: 'to say "I love you"' is no claim about who loves whom.
+    if (QUOTES.has(t.text)) quoted = t.text === '“' ? true : t.text === '”' ? false : !quoted;
+    if (quoted || (lower === 'i' && romanNumeral(tokens, i))) {
+      pieces.push({ text, space: pieces.length ? t.space : '' });
+      continue;
+    }
     if (t.pos === 'PRON' || lower === 'my') {
       if (lower === 'i') {
         text = name;
@@ -362,7 +382,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       }
     } else if (conjugate && (t.pos === 'VERB' || t.pos === 'AUX')) {
       if (MODALS.has(lower)) modal = true;
-      else if (!modal && (lower === t.lemma.toLowerCase() || lower === 'am' || lower === 'have' || lower === 'do' || lower === 'were')) text = thirdPerson(t.text);
+      else if (!modal && (lower === t.lemma.toLowerCase() || lower === 'am' || lower === 'are' || lower === 'have' || lower === 'do' || lower === 'were')) text = thirdPerson(t.text);
       conjugate = false;
     } else if (conjugate && t.pos !== 'ADV' && t.pos !== 'PART') {
       conjugate = false;

@@ -164,6 +164,8 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
     if (/^(now|right now|today'?s?)$/i.test(r.text) && !/today/i.test(r.text)) continue;
     if (TIME_WORD_ONLY.test(r.text.trim())) continue;
     // "every Sunday", "on Thursdays", "Thursday evenings" repeat; they name no one day.
+    // "today's conflicts", "yesterday's game": a date phrase that modifies a noun stays as said.
+    if (/^['’]s\b/.test(text.slice(r.index + r.text.length))) continue;
     if (/\b(?:every|each)\s*$/i.test(text.slice(0, r.index)) || /^(?:s|\s+(?:mornings|afternoons|evenings|nights|weekends))\b/i.test(text.slice(r.index + r.text.length))) continue;
     // Figures read as a date only where a person writes one: "on 5/12", "3/4/2021", not "1/2 cup" or "open 24/7".
     if ((BARE_NUMERIC.test(r.text.trim()) && !DATE_LEAD.test(text.slice(0, r.index))) || DASHED_SHORT_YEAR.test(r.text.trim())) continue;

@@ -41,6 +41,11 @@ const CONTRACTIONS: [RegExp, string][] = [
   [/\b([Yy]ou)['’]ve\b/g, '$1 have'],
   [/\b([Yy]ou)['’]ll\b/g, '$1 will'],
   [/\b([Yy]ou)['’]d\b/g, '$1 would'],
+  // "we'll" → "Sam and others will", not "Sam and others'll".
+  [/\b([Ww]e)['’]re\b/g, '$1 are'],
+  [/\b([Ww]e)['’]ve\b/g, '$1 have'],
+  [/\b([Ww]e)['’]ll\b/g, '$1 will'],
+  [/\b([Ww]e)['’]d\b/g, '$1 would'],
 ];
 
 export function expandContractions(text: string): string {

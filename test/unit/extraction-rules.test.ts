@@ -247,6 +247,15 @@ describe('what real conversations break', () => {
     expect(out.join(' ')).not.toMatch(/'s's|s's /);
   });
 
+  it('keeps quoted words, Roman numerals and "today\'s" as said, and reads a question without its mark', async () => {
+    expect(await facts(['user', 'I taught my parrot to say "I love you" in French.'], ['assistant', 'Cute!'])).toEqual(['Maya taught Maya\'s parrot to say "I love you" in French.']);
+    expect(await facts(['user', 'I enjoyed a book about how World War I changed Europe.'])).toEqual(['Maya enjoyed a book about how World War I changed Europe.']);
+    expect(await facts(['user', "Treaties still play a role in today's conflicts, I think."])).toEqual(["Treaties still play a role in today's conflicts."]);
+    expect(await facts(['user', 'can you quote some sayings from the book'], ['assistant', 'Sure.'])).toEqual(['Maya asked: Can Assistant quote some sayings from the book?']);
+    expect(await facts(['user', 'You are a great help. We will see more of this soon, we\'re sure.'], ['assistant', 'Thanks!'])).toEqual(['Assistant is a great help.', 'Maya and others will see more of this soon.', 'Maya and others are sure.']);
+    expect(await facts(['user', 'Now write one in my style with rhymes.'], ['assistant', 'Sure.'])).toEqual([]);
+  });
+
   it('reads no one day into a day that repeats', () => {
     expect(findDates('I read the paper every Sunday.', MONDAY)).toEqual([]);
     expect(findDates('I am busy on Thursday evenings lately.', MONDAY)).toEqual([]);
