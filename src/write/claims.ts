@@ -237,6 +237,8 @@ function resolvePronouns(tokens: readonly Token[], mentions: Mentions, exclude: 
 const EXTRAPOSING = new Set(['be', 'seem', 'sound', 'look', 'feel', 'take', 'make', 'turn', 'appear', 'help', 'pay', 'matter', 'cost']);
 
 const QUOTES = new Set(['"', '“', '”']);
+/** Verbs whose object takes a bare verb ("let you know", "help you find"): "you" there is no subject. */
+const BARE_INFINITIVE = new Set(['let', 'make', 'help', 'see', 'hear', 'watch', 'have', 'bid', 'feel', 'notice', 'get']);
 /** Words after which "I" is a number: "World War I", "Part I". */
 const NUMBERED = new Set(['war', 'part', 'chapter', 'type', 'phase', 'act', 'season', 'volume', 'book', 'level', 'stage', 'grade', 'class', 'article', 'section', 'title', 'episode', 'round', 'tier', 'ii']);
 
@@ -371,7 +373,8 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
         const agreed = lower === 'you' && prev && tokens[i - 1]?.pos === 'AUX' ? AGREE_THIRD[prev.text.toLowerCase()] : undefined;
         // "Do you have …?" → "Does Mel have …?"; "you were right" → "Mel was right".
         if (agreed) prev!.text = /^\p{Lu}/u.test(prev!.text) ? capitalise(agreed) : agreed;
-        else if (lower === 'you' && !conjugate && ['VERB', 'AUX'].includes(tokens[i + 1]?.pos ?? '') && !['VERB', 'AUX', 'ADP'].includes(tokens[i - 1]?.pos ?? '')) {
+        // "you" as a subject ("you were right", "after you have built …"), not an object ("let you know").
+        else if (lower === 'you' && !conjugate && ['VERB', 'AUX'].includes(tokens[i + 1]?.pos ?? '') && !BARE_INFINITIVE.has(tokens[i - 1]?.lemma ?? '') && tokens[i - 1]?.pos !== 'AUX' && tokens[i - 1]?.lower !== 'to') {
           conjugate = true;
           modal = false;
           if (pieces.length === 0) namedSubject = true; // "You were right …" → "Mel was right …"

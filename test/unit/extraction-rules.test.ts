@@ -230,6 +230,8 @@ describe('what real conversations break', () => {
     expect(await facts(['user', 'Do you have any tips for visiting Lisbon in winter?'], ['assistant', 'Take the tram early.'])).toEqual(['Maya asked: Does Assistant have any tips for visiting Lisbon in winter?']);
     expect(await facts(['user', 'Were you ever in Porto? You were right about the trams.'], ['assistant', 'Glad to hear it.'])).toEqual(['Maya asked: Was Assistant ever in Porto?', 'Assistant was right about the trams.']);
     expect(await facts(['user', "I like the routine you've prepared. What styles of dance am I taking this spring?"], ['assistant', 'Salsa.'])).toEqual(['Maya likes the routine Assistant has prepared.', 'Maya asked: What styles of dance is Maya taking this spring?']);
+    // "you" as the subject of a clause after "think", not the object of "help … find".
+    expect(await facts(['user', 'I think you are right about the trams. I hope you have a good day.'], ['assistant', 'Thanks.'])).toEqual(['Maya thinks Assistant is right about the trams.', 'Maya hopes Assistant has a good day.']);
   });
 
   it('keeps what a subordinate clause states, and drops what it only supposes', async () => {

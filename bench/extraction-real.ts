@@ -1,0 +1,74 @@
+/**
+ * `npx tsx bench/extraction-real.ts`: the rules extractor on conversations nobody wrote for it.
+ * `npm run bench:extraction` scores hand-labelled fixtures; real users write longer, looser text
+ * (asides, lists, pasted prompts, quoted speech), where the rules break in ways the fixtures do
+ * not show. This runs the extractor over LongMemEval-S sessions (user turns, as the paper's
+ * protocol adds them) and counts the facts that match a known way of breaking, each found by
+ * reading samples of real output (`--both`: the assistant's turns too, as a second participant,
+ * whose words are read for the pronouns and names of the user's next message):
+ *
+ *   - a possessive declined twice ("Sam's skills's work");
+ *   - a verb that does not agree with the listener's name ("Do Assistant have …", "Assistant've");
+ *   - a subordinate clause left as a claim ("Since Sam has finished …", "If …");
+ *   - a discourse phrase left as, or in front of, a claim ("Sam said that speaking of which.");
+ *   - a recurring day or a quantity read as one date ("every on 2023-07-16", "open on 2023-07-24"
+ *     from "open 24/7");
+ *   - a place or thing read into an "it" that stands for what follows ("Africa's a global
+ *     problem that …", "UV's also important to sign …").
+ *
+ * A pattern can only count what it matches: these are floors on breakage, not its rate. Read the
+ * examples (`--show N`) before trusting a change in the counts.
+ *
+ *   npx tsx bench/extraction-real.ts [--sessions 600] [--both] [--show 20] [--data PATH]
+ */
+import { parseArgs } from 'node:util';
+import type { BufferedMessage } from '../src/records.js';
+import { createRulesExtractor } from '../src/write/rules-extractor.js';
+import { loadDataset, parseHaystackDate } from './longmemeval.js';
+
+const { values } = parseArgs({ options: { sessions: { type: 'string', default: '600' }, show: { type: 'string', default: '0' }, both: { type: 'boolean', default: false }, data: { type: 'string' } } });
+
+const PATTERNS: Record<string, RegExp> = {
+  'possessive declined twice': /'s's\b/,
+  'verb disagrees with the named listener': /\b(?:Do|do|Are|are|Have|have|Were|were) Assistant\b|(?<!\b(?:[Dd]oes|[Dd]id|[Cc]an|[Cc]ould|[Ww]ill|[Ww]ould|[Ss]hould|[Mm]ay|[Mm]ight|[Mm]ust|[Ll]et|[Hh]elp|[Mm]ake) )\bAssistant (?:are|have|were)\b|\bAssistant['’](?:re|ve)\b/,
+  'subordinate clause as a claim': /^(?:Since|Because|Although|Though|While|When|If|Unless|Once) /,
+  'discourse phrase left in': /said that (?:speaking of|by the way)|^By the way, |^Speaking of/,
+  'recurring day as one date': /\b(?:every|each) (?:on|in) \d{4}|\d{4}-\d\d-\d\d (?:evenings|mornings|afternoons|nights)\b/,
+  'quantity as a date': /\b\d+\/\d+\b.*\bon \d{4}-\d\d-\d\d|\bis (?:open )?on \d{4}-\d\d-\d\d\.$/,
+  'a name read into an extraposed it': /^(?!It's)[A-Z]\w*(?: [A-Z]\w*)*'s (?:important|okay|ok|worth|been a|a good idea|hard|easy|amazing|interesting|fascinating|frustrating|really|so|just|always|also)\b/,
+};
+
+const dataset = await loadDataset(values.data);
+// Each session once, in the dataset's order, with the date it was held.
+const sessions = new Map<string, string>();
+for (const q of dataset.questions) q.haystack_session_ids.forEach((id, i) => sessions.has(id) || sessions.set(id, q.haystack_dates[i]!));
+const chosen = [...sessions].slice(0, Number(values.sessions));
+const extractor = createRulesExtractor();
+const counts = new Map(Object.keys(PATTERNS).map((k) => [k, 0]));
+const examples: string[] = [];
+let facts = 0;
+let messages = 0;
+for (const [n, [id, date]] of chosen.entries()) {
+  const at = parseHaystackDate(date);
+  const turns = (dataset.sessions[id] ?? []).filter((t) => (values.both || t.role === 'user') && t.content.trim());
+  messages += turns.length;
+  const segmentMessages = turns.map((t, j) => {
+    const user = t.role === 'user';
+    return {
+      id: `m${j}`, app_id: 'default', project_id: 'default', session_id: id, seq: j, sender_id: user ? 'user' : 'assistant', sender_name: user ? 'Sam' : 'Assistant',
+      role: user ? 'user' : 'assistant', timestamp: at + j * 1000, content: t.content,
+    } as BufferedMessage;
+  });
+  const out = await extractor.extract({ id: `mc${n}`, app_id: 'default', project_id: 'default', session_id: id, messages: segmentMessages });
+  for (const fact of out.episodes.filter((e) => e.owner_id === 'user').flatMap((e) => e.facts)) {
+    facts++;
+    for (const [name, pattern] of Object.entries(PATTERNS)) {
+      if (!pattern.test(fact.content)) continue;
+      counts.set(name, counts.get(name)! + 1);
+      if (examples.length < Number(values.show)) examples.push(`${name}: ${fact.content}\n    from: ${fact.evidence}`);
+    }
+  }
+}
+console.log(`rules extractor on ${chosen.length} LongMemEval-S sessions (${messages} ${values.both ? 'user and assistant' : 'user'} messages): ${facts} facts of the user`);
+for (const [name, n] of counts) console.log(`${String(n).padStart(5)}  ${((100 * n) / Math.max(1, facts)).toFixed(2)} %  ${name}`);
+if (examples.length) console.log(`\n${examples.join('\n')}`);
