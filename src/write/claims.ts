@@ -123,7 +123,7 @@ function appositives(clause: Token[]): Token[][] {
 }
 
 /** Phrases that link a clause to the talk around it and say nothing themselves ("Speaking of which, …"). */
-const DISCOURSE = /^(?:speaking of(?: \S+){1,3}|by the way|that being said|having said that|with that said|that said|in fact|to be honest|honestly speaking|of course|for example|for instance|in addition|on the other hand|as a result|at the same time|come to think of it|to be fair|in any case|after all|in other words|as well|then again|all in all|first of all|to be clear|on top of that|apart from that|other than that)$/i;
+const DISCOURSE = /^(?:speaking of(?: \S+){1,3}|by the way|that being said|having said that|with that said|that said|in fact|to be honest|honestly speaking|of course|for example|for instance|in addition|on the other hand|as a result|at the same time|come to think of it|to be fair|in any case|after all|in other words|as well|then again|all in all|first of all|to be clear|on top of that|apart from that|other than that|you know|as you know|i mean|you see|mind you|let me see|let's see)$/i;
 
 /** The length of a discourse phrase opening the clause, with its comma ("By the way, …"), or 0. */
 function discourseLead(tokens: readonly Token[]): number {
@@ -263,7 +263,8 @@ function dummyIt(tokens: readonly Token[], i: number): boolean {
     const w = tokens[k]!;
     if (w.lower === 'to' && ['VERB', 'AUX'].includes(tokens[k + 1]?.pos ?? '') && !PLACES_AFTER_TO.has(tokens[k + 1]!.lower)) return true;
     if (w.lower === 'like' && k === j + 1 && ['seem', 'sound', 'look', 'feel', 'be'].includes(verb.lemma.toLowerCase())) return true; // "it seems like …", "it's like …"
-    if (['that', 'if', 'whether', 'how', 'when'].includes(w.lower) && !(w.lower === 'that' && ['NOUN', 'ADJ', 'PROPN'].includes(tokens[k + 1]?.pos ?? ''))) return true;
+    // "that" opening a clause, not pointing at a thing ("it's that book").
+    if (['that', 'if', 'whether', 'how', 'when'].includes(w.lower) && !(w.lower === 'that' && (w.pos === 'DET' || (w.pos !== 'SCONJ' && ['NOUN', 'ADJ'].includes(tokens[k + 1]?.pos ?? ''))))) return true;
     if (w.pos === 'PUNCT' || w.pos === 'CCONJ') return false;
   }
   return false;

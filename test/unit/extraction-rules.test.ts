@@ -215,6 +215,10 @@ describe('what real conversations break', () => {
       'Maya has heard that it is important to book the tram early.',
       'Maya thinks it is worth it.',
     ]);
+    expect(await facts(['user', 'I watched an old Fox movie. It is interesting that Fox was so innovative.'])).toEqual([
+      'Maya watched an old Fox movie.',
+      'Maya said that it is interesting that Fox was so innovative.',
+    ]);
   });
 
   it('reads "it" as a thing of the talk just before, not from before a change of topic or further back', async () => {
@@ -241,6 +245,7 @@ describe('what real conversations break', () => {
 
   it('drops discourse phrases and keeps an infinitive chain unconjugated', async () => {
     expect(await facts(['user', 'Speaking of which, I have been following a few painters on Instagram.'])).toEqual(['Maya has been following a few painters on Instagram.']);
+    expect(await facts(['user', 'Oh, by the way, you know, my mom made a cake that was a hit with the kids.'], ['assistant', 'Nice.'])).toEqual(["Maya's mom made a cake that was a hit with the kids."]);
     expect(await facts(['user', 'I am really excited to explore Rostov and try the local food.'])).toEqual(['Maya is really excited to explore Rostov and try the local food.']);
   });
 
