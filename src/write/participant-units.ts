@@ -66,4 +66,5 @@ export function participantUnits(messages: readonly BufferedMessage[], owner: Pi
 /** Whether a folded sentence holds, or is held by, the words of an extracted fact. */
 const isCovered = (sentence: string, covered: readonly string[]) => covered.some((c) => c.includes(sentence) || sentence.includes(c));
 
-const fold = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+// ASCII text (most of it) folds with a plain character class; the same result, without Unicode property lookups.
+const fold = (text: string) => text.toLowerCase().replace(/^[\x00-\x7f]*$/.test(text) ? /[^a-z0-9]+/g : /[^\p{L}\p{N}]+/gu, ' ').trim();

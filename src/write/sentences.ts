@@ -26,6 +26,9 @@ export interface Sentence {
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
+/** A lower-case "i" before a word is the speaker: the one rule here that needs no apostrophe. */
+const LOWER_I: [RegExp, string] = [/\bi\b(?=\s+[a-z])/g, 'I'];
+
 /**
  * First- and second-person contractions the model keeps as one token ("I'm" is tagged a proper
  * noun); spelled out they tag correctly and the rewriting to the third person has one form to handle.
@@ -35,7 +38,7 @@ const CONTRACTIONS: [RegExp, string][] = [
   [/\b([Ii])['’]ve\b/g, 'I have'],
   [/\b([Ii])['’]ll\b/g, 'I will'],
   [/\b([Ii])['’]d\b/g, 'I would'],
-  [/\bi\b(?=\s+[a-z])/g, 'I'],
+  LOWER_I,
   // "you're" and "you've" too: "you" becomes the listener's name, which the contraction cannot follow.
   [/\b([Yy]ou)['’]re\b/g, '$1 are'],
   [/\b([Yy]ou)['’]ve\b/g, '$1 have'],
@@ -49,6 +52,8 @@ const CONTRACTIONS: [RegExp, string][] = [
 ];
 
 export function expandContractions(text: string): string {
+  // Most lines have no apostrophe: only the lower-case "i" can apply to them.
+  if (!/['’]/.test(text)) return text.replace(LOWER_I[0], LOWER_I[1]);
   let out = text;
   for (const [pattern, replacement] of CONTRACTIONS) out = out.replace(pattern, replacement);
   return out;
