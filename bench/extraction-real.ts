@@ -21,14 +21,18 @@
  * last one also counts facts that are right). Read the examples (`--show N`) before trusting a
  * change in the counts.
  *
+ * `--sample N --seed S` prints instead one fact (not a question) from each of N sessions drawn at
+ * random, with the words it came from, both sides: the sample to read and judge by hand.
+ *
  *   npx tsx bench/extraction-real.ts [--sessions 600] [--both] [--show 20] [--data PATH]
+ *   npx tsx bench/extraction-real.ts --sample 60 --seed 101
  */
 import { parseArgs } from 'node:util';
 import type { BufferedMessage } from '../src/records.js';
 import { createRulesExtractor } from '../src/write/rules-extractor.js';
 import { loadDataset, parseHaystackDate } from './longmemeval.js';
 
-const { values } = parseArgs({ options: { sessions: { type: 'string', default: '600' }, show: { type: 'string', default: '0' }, both: { type: 'boolean', default: false }, data: { type: 'string' } } });
+const { values } = parseArgs({ options: { sessions: { type: 'string', default: '600' }, show: { type: 'string', default: '0' }, both: { type: 'boolean', default: false }, sample: { type: 'string' }, seed: { type: 'string', default: '1' }, data: { type: 'string' } } });
 
 const PATTERNS: Record<string, RegExp> = {
   'possessive declined twice': /'s's\b/,
@@ -44,24 +48,49 @@ const dataset = await loadDataset(values.data);
 // Each session once, in the dataset's order, with the date it was held.
 const sessions = new Map<string, string>();
 for (const q of dataset.questions) q.haystack_session_ids.forEach((id, i) => sessions.has(id) || sessions.set(id, q.haystack_dates[i]!));
-const chosen = [...sessions].slice(0, Number(values.sessions));
 const extractor = createRulesExtractor();
-const counts = new Map(Object.keys(PATTERNS).map((k) => [k, 0]));
-const examples: string[] = [];
-let facts = 0;
-let messages = 0;
-for (const [n, [id, date]] of chosen.entries()) {
+
+/** The session's messages as a segment, both sides or the user's alone. */
+function segmentOf(id: string, date: string, both: boolean, n: number) {
   const at = parseHaystackDate(date);
-  const turns = (dataset.sessions[id] ?? []).filter((t) => (values.both || t.role === 'user') && t.content.trim());
-  messages += turns.length;
-  const segmentMessages = turns.map((t, j) => {
+  const turns = (dataset.sessions[id] ?? []).filter((t) => (both || t.role === 'user') && t.content.trim());
+  const messages = turns.map((t, j) => {
     const user = t.role === 'user';
     return {
       id: `m${j}`, app_id: 'default', project_id: 'default', session_id: id, seq: j, sender_id: user ? 'user' : 'assistant', sender_name: user ? 'Sam' : 'Assistant',
       role: user ? 'user' : 'assistant', timestamp: at + j * 1000, content: t.content,
     } as BufferedMessage;
   });
-  const out = await extractor.extract({ id: `mc${n}`, app_id: 'default', project_id: 'default', session_id: id, messages: segmentMessages });
+  return { id: `mc${n}`, app_id: 'default', project_id: 'default', session_id: id, messages };
+}
+
+if (values.sample) {
+  // A fixed linear congruential generator, so a seed draws the same sample on every machine.
+  let state = Number(values.seed);
+  const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const all = [...sessions];
+  const lines: string[] = [];
+  for (let n = 0; n < Number(values.sample); n++) {
+    const [id, date] = all[Math.floor(random() * all.length)]!;
+    const out = await extractor.extract(segmentOf(id, date, true, n));
+    const facts = out.episodes.flatMap((e) => e.facts.filter((f) => !/ asked: /.test(f.content)));
+    const fact = facts[Math.floor(random() * facts.length)];
+    if (fact) lines.push(`- ${fact.content}
+     << ${fact.evidence.slice(0, 200)}`);
+  }
+  console.log(lines.join('\n'));
+  process.exit(0);
+}
+
+const chosen = [...sessions].slice(0, Number(values.sessions));
+const counts = new Map(Object.keys(PATTERNS).map((k) => [k, 0]));
+const examples: string[] = [];
+let facts = 0;
+let messages = 0;
+for (const [n, [id, date]] of chosen.entries()) {
+  const segment = segmentOf(id, date, values.both!, n);
+  messages += segment.messages.length;
+  const out = await extractor.extract(segment);
   for (const fact of out.episodes.filter((e) => e.owner_id === 'user').flatMap((e) => e.facts)) {
     facts++;
     for (const [name, pattern] of Object.entries(PATTERNS)) {
