@@ -7,6 +7,7 @@
  */
 import { findDates, spoken, type ResolvedDate } from './dates.js';
 import { Mentions, noteMentions } from './mentions.js';
+import { resolvePronouns, romanNumeral } from './pronouns.js';
 import type { Sentence, Token } from './sentences.js';
 
 export interface Claim {
@@ -36,8 +37,6 @@ const REACTIONS = new Set(['great', 'perfect', 'cool', 'nice', 'awesome', 'thank
 const MODALS = new Set(['will', 'would', 'can', 'could', 'should', 'may', 'might', 'must', 'shall', 'ca', 'wo']);
 const THIRD: Record<string, string> = { am: 'is', have: 'has', do: 'does', were: 'was', are: 'is', go: 'goes' };
 const SUBJECT_PRONOUNS = new Set(['i', 'we', 'he', 'she', 'they', 'it', 'you']);
-const THIRD_PRONOUNS = new Set(['he', 'she', 'it', 'they', 'him', 'her', 'them', 'his', 'hers', 'its', 'their', 'theirs', 'himself', 'herself', 'itself', 'themselves']);
-const POSSESSIVE = new Set(['his', 'its', 'their', 'hers', 'theirs']);
 const FIRST_PERSON = new Set(['i', 'my', 'me', 'we', 'our']);
 const CONTENT_TAGS = new Set(['NOUN', 'PROPN', 'NUM', 'ADJ', 'PRON']);
 const CONJUNCTIONS = new Set(['and', 'but', 'so']);
@@ -53,6 +52,10 @@ const FUTURE = /\b(will|shall|going to|gonna|plan(?:ning)? to|planning on|intend
 const SMALL_TALK = /^(thanks?|thank you|you['’]?re welcome|no problem|good (?:morning|night|evening|afternoon)|see you|bye|goodbye|sounds good|that sounds|that['’]?s (?:great|nice|lovely|awesome|cool|good|wonderful|amazing|fun|interesting|exciting|too bad|a shame|sad)|how (?:nice|lovely|cool|fun)|nice|great|cool|awesome|lovely|wonderful|me too|same here|of course|glad to hear|(?:(?:it['’]?s|it was|so) )?(?:good|great|nice|lovely|happy|glad) to (?:see|hear from|meet|talk to|catch up with|chat with) you)\b/i;
 /** A greeting to the listener, however long ("It was so nice to hear from you again"): no fact about anyone. */
 const GREETING = /^(?:it['’]?s |it is |it was |it['’]?s been |it has been )?(?:so |really |very |always |such )?(?:good|great|nice|lovely|happy|glad|fun|a pleasure|a joy) to (?:see|hear from|meet|talk to|catch up with|chat with) you\b/i;
+/** Quotation marks: the words between them are kept as said. */
+const QUOTES = new Set(['"', '“', '”']);
+/** Verbs whose object takes a bare verb ("let you know", "help you find"): "you" there is no subject. */
+const BARE_INFINITIVE = new Set(['let', 'make', 'help', 'see', 'hear', 'watch', 'have', 'bid', 'feel', 'notice', 'get']);
 
 /** 3rd person singular of a verb in its base form ("fly" → "flies", "go" → "goes"). */
 export function thirdPerson(verb: string): string {
@@ -212,62 +215,6 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
     if (claim) claims.push(claim);
   }
   return { claims, ownClauses };
-}
-
-function resolvePronouns(tokens: readonly Token[], mentions: Mentions, exclude: ReadonlySet<string>): Map<number, string> | null {
-  const out = new Map<number, string>();
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    if (t.pos !== 'PRON' || !THIRD_PRONOUNS.has(t.lower)) continue;
-    // "It's important to …", "would it be okay to …", "it takes an hour to …": an "it" that
-    // stands for what follows is left as said.
-    if (t.lower === 'it' && (dummyIt(tokens, i) || tokens[i - 1]?.lower === 'worth')) continue;
-    // "it" as in "it is raining" / "it was fun" stands for nothing; such a clause is no claim.
-    const m = mentions.resolve(t.lower, exclude);
-    if (!m) return null;
-    const possessive = POSSESSIVE.has(t.lower) || (t.lower === 'her' && ['NOUN', 'ADJ', 'PROPN', 'NUM'].includes(tokens[i + 1]?.pos ?? ''));
-    // "their work" of "Sam's skills" is no "Sam's skills's work": a description is not declined again.
-    if (possessive && !m.proper && m.kind === 'thing' && m.name.includes("'s ")) return null;
-    out.set(i, possessive ? (m.plural && m.name.endsWith('s') ? `${m.name}'` : `${m.name}'s`) : m.name);
-  }
-  return out;
-}
-
-/** Verbs after which a subject "it" stands for a clause that follows ("it seems that …", "it takes a day to …"). */
-const EXTRAPOSING = new Set(['be', 'seem', 'sound', 'look', 'feel', 'take', 'make', 'turn', 'appear', 'help', 'pay', 'matter', 'cost']);
-
-const QUOTES = new Set(['"', '“', '”']);
-/** Verbs whose object takes a bare verb ("let you know", "help you find"): "you" there is no subject. */
-const BARE_INFINITIVE = new Set(['let', 'make', 'help', 'see', 'hear', 'watch', 'have', 'bid', 'feel', 'notice', 'get']);
-/** Words after which "I" is a number: "World War I", "Part I". */
-const NUMBERED = new Set(['war', 'part', 'chapter', 'type', 'phase', 'act', 'season', 'volume', 'book', 'level', 'stage', 'grade', 'class', 'article', 'section', 'title', 'episode', 'round', 'tier', 'ii']);
-
-/** Whether the "I" at `i` is a Roman numeral ("World War I", "Part I"), not the speaker ("On Monday I …" is the speaker). */
-function romanNumeral(tokens: readonly Token[], i: number): boolean {
-  const before = tokens[i - 1];
-  return !!before && /^\p{Lu}/u.test(before.text) && NUMBERED.has(before.lower);
-}
-
-/** Nouns the tagger reads as verbs after "to" ("closer to home"). */
-const PLACES_AFTER_TO = new Set(['home', 'work', 'school', 'bed', 'town', 'church', 'class', 'college', 'market', 'court']);
-
-/** Whether the "it" at `i` is the empty subject of an extraposed clause: "it's important to sign it", "it seems that …". */
-function dummyIt(tokens: readonly Token[], i: number): boolean {
-  let j = i + 1;
-  // "would it be", "it has been", "it will take": auxiliaries and adverbs up to the verb.
-  while (j < tokens.length && (tokens[j]!.pos === 'AUX' || tokens[j]!.pos === 'PART' || tokens[j]!.pos === 'ADV') && !EXTRAPOSING.has(tokens[j]!.lemma)) j++;
-  const verb = tokens[j];
-  if (!verb || !EXTRAPOSING.has(verb.lemma.toLowerCase())) return false;
-  if (tokens[j + 1]?.lower === 'worth') return true; // "it's worth it", "it's worth a visit
-  for (let k = j + 1; k < Math.min(tokens.length, j + 7); k++) {
-    const w = tokens[k]!;
-    if (w.lower === 'to' && ['VERB', 'AUX'].includes(tokens[k + 1]?.pos ?? '') && !PLACES_AFTER_TO.has(tokens[k + 1]!.lower)) return true;
-    if (w.lower === 'like' && k === j + 1 && ['seem', 'sound', 'look', 'feel', 'be'].includes(verb.lemma.toLowerCase())) return true; // "it seems like …", "it's like …"
-    // "that" opening a clause, not pointing at a thing ("it's that book").
-    if (['that', 'if', 'whether', 'how', 'when'].includes(w.lower) && !(w.lower === 'that' && (w.pos === 'DET' || (w.pos !== 'SCONJ' && ['NOUN', 'ADJ'].includes(tokens[k + 1]?.pos ?? ''))))) return true;
-    if (w.pos === 'PUNCT' || w.pos === 'CCONJ') return false;
-  }
-  return false;
 }
 
 function isContent(tokens: readonly Token[]): boolean {
