@@ -52,6 +52,8 @@ const FUTURE = /\b(will|shall|going to|gonna|plan(?:ning)? to|planning on|intend
 const SMALL_TALK = /^(thanks?|thank you|you['’]?re welcome|no problem|good (?:morning|night|evening|afternoon)|see you|bye|goodbye|sounds good|that sounds|that['’]?s (?:great|nice|lovely|awesome|cool|good|wonderful|amazing|fun|interesting|exciting|too bad|a shame|sad)|how (?:nice|lovely|cool|fun)|nice|great|cool|awesome|lovely|wonderful|me too|same here|of course|glad to hear|(?:(?:it['’]?s|it was|so) )?(?:good|great|nice|lovely|happy|glad) to (?:see|hear from|meet|talk to|catch up with|chat with) you)\b/i;
 /** A greeting to the listener, however long ("It was so nice to hear from you again"): no fact about anyone. */
 const GREETING = /^(?:it['’]?s |it is |it was |it['’]?s been |it has been )?(?:so |really |very |always |such )?(?:good|great|nice|lovely|happy|glad|fun|a pleasure|a joy) to (?:see|hear from|meet|talk to|catch up with|chat with) you\b/i;
+/** Verbs that open a task for the assistant when they come first ("write …", "list …", "select …"). */
+const TASK_VERBS = new Set(['write', 'rewrite', 'list', 'provide', 'give', 'create', 'design', 'explain', 'describe', 'select', 'generate', 'summarize', 'summarise', 'translate', 'answer', 'compose', 'draft', 'outline', 'suggest', 'recommend', 'continue', 'pretend', 'imagine', 'act', 'include', 'add', 'remove', 'format', 'convert', 'calculate', 'compare', 'analyze', 'analyse', 'identify', 'classify', 'rank', 'name', 'complete', 'fill', 'choose']);
 /** Quotation marks: the words between them are kept as said. */
 const QUOTES = new Set(['"', '“', '”']);
 /** Verbs whose object takes a bare verb ("let you know", "help you find"): "you" there is no subject. */
@@ -230,6 +232,11 @@ function isContent(tokens: readonly Token[]): boolean {
   // An instruction, also after a word that only softens or sequences it ("Now write …", "Please list …").
   const verb = ['now', 'please', 'also', 'then', 'just', 'next', 'finally'].includes(first.lower) ? words[1] ?? first : first;
   if (verb.pos === 'VERB' && verb.lower === verb.lemma && !['i'].includes(verb.lower)) return false;
+  // A task put to the assistant, which the tagger may not read as a verb ("Select all that apply",
+  // "design a study …", "… please list 5 options"): an instruction, no fact about the speaker.
+  const next = words[words.indexOf(verb) + 1];
+  if (TASK_VERBS.has(verb.lower) && next && !['AUX', 'VERB', 'PART'].includes(next.pos) && next.lower !== 'to' && !(next.pos === 'PRON' && !['me', 'us'].includes(next.lower))) return false;
+  if (words.some((w, k) => w.lower === 'please' && TASK_VERBS.has(words[k + 1]?.lower ?? ''))) return false;
   const said = words.map((w) => w.text).join(' ');
   if (GREETING.test(said)) return false;
   return words.length > 6 || !SMALL_TALK.test(said);

@@ -261,6 +261,8 @@ describe('what real conversations break', () => {
     expect(await facts(['user', 'can you quote some sayings from the book'], ['assistant', 'Sure.'])).toEqual(['Maya asked: Can Assistant quote some sayings from the book?']);
     expect(await facts(['user', 'You are a great help. We will see more of this soon, we\'re sure.'], ['assistant', 'Thanks!'])).toEqual(['Assistant is a great help.', 'Maya and others will see more of this soon.', 'Maya and others are sure.']);
     expect(await facts(['user', 'Now write one in my style with rhymes.'], ['assistant', 'Sure.'])).toEqual([]);
+    // A task put to the assistant, whatever the tagger reads its verb as; a noun in its place is still a fact.
+    expect(await facts(['user', 'Select all that apply. Goal 1 ideas: please list 5 different options. Design is my passion.'], ['assistant', 'Sure.'])).toEqual(["Design is Maya's passion."]);
   });
 
   it('reads no one day into a day that repeats', () => {
