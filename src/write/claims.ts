@@ -43,7 +43,7 @@ const CONJUNCTIONS = new Set(['and', 'but', 'so']);
 /** Words that open a subordinate clause; of those, the ones that make it no statement of fact. */
 const SUBORDINATORS = new Set(['since', 'because', 'as', 'although', 'though', 'while', 'whilst', 'when', 'whenever', 'once', 'after', 'before', 'if', 'unless', 'whether']);
 const CONDITIONAL = new Set(['if', 'unless', 'whether']);
-/** An auxiliary before "you" in a question, as it agrees with a named listener ("Do you" → "Does Mel"). */
+/** An auxiliary before "I" or "you", as it agrees with the name put in their place ("Do you" → "Does Mel"). */
 const AGREE_THIRD: Record<string, string> = { do: 'does', am: 'is', are: 'is', have: 'has', were: 'was' };
 const SUBJECT_OPENERS = new Set(['my', 'our', 'his', 'her', 'their', 'the']);
 const NOMINAL_TAGS = new Set(['NOUN', 'PROPN', 'ADJ']);
@@ -242,6 +242,16 @@ function isContent(tokens: readonly Token[]): boolean {
   return words.length > 6 || !SMALL_TALK.test(said);
 }
 
+/**
+ * The auxiliary just before a pronoun that becomes a name, made to agree with it ("do I" → "does
+ * Maya", "are you" → "is Mel"); the pieces written so far end with that auxiliary.
+ */
+function agreeAuxiliary(pieces: Piece[], tokens: readonly Token[], i: number): void {
+  const prev = pieces[pieces.length - 1];
+  const agreed = prev && tokens[i - 1]?.pos === 'AUX' ? AGREE_THIRD[prev.text.toLowerCase()] : undefined;
+  if (agreed) prev!.text = /^\p{Lu}/u.test(prev!.text) ? capitalise(agreed) : agreed;
+}
+
 /** Auxiliaries that, placed before the subject, leave the main verb in its base form. */
 const BASE_AFTER = new Set([...MODALS, 'do', 'does', 'did']);
 
@@ -311,9 +321,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
         // tense, so the verb after the subject keeps its base form ("should Ann pick").
         modal = inverted(tokens, i);
         // "am I taking", "do I attend": the auxiliary before the speaker agrees with the name.
-        const prev = pieces[pieces.length - 1];
-        const agreed = prev && tokens[i - 1]?.pos === 'AUX' ? AGREE_THIRD[prev.text.toLowerCase()] : undefined;
-        if (agreed) prev!.text = /^\p{Lu}/u.test(prev!.text) ? capitalise(agreed) : agreed;
+        agreeAuxiliary(pieces, tokens, i);
       } else if (lower === 'my' || lower === 'mine' || lower === 'our' || lower === 'ours') {
         // An id is no name to decline: "user-001 runs before their drink", not "before user-001's drink".
         text = idLike && speakerSubject && (lower === 'my' || lower === 'our') ? 'their' : `${name}'s`;
@@ -324,15 +332,14 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       } else if (lower === 'you' || lower === 'your' || lower === 'yours') {
         if (!speaker.listener) return null;
         text = lower === 'you' ? speaker.listener : `${speaker.listener}'s`;
-        const prev = pieces[pieces.length - 1];
-        const agreed = lower === 'you' && prev && tokens[i - 1]?.pos === 'AUX' ? AGREE_THIRD[prev.text.toLowerCase()] : undefined;
-        // "Do you have …?" → "Does Mel have …?"; "you were right" → "Mel was right".
-        if (agreed) prev!.text = /^\p{Lu}/u.test(prev!.text) ? capitalise(agreed) : agreed;
-        // "you" as a subject ("you were right", "after you have built …"), not an object ("let you know").
-        else if (lower === 'you' && !conjugate && ['VERB', 'AUX'].includes(tokens[i + 1]?.pos ?? '') && !BARE_INFINITIVE.has(tokens[i - 1]?.lemma ?? '') && tokens[i - 1]?.pos !== 'AUX' && tokens[i - 1]?.lower !== 'to') {
-          conjugate = true;
-          modal = false;
-          if (pieces.length === 0) namedSubject = true; // "You were right …" → "Mel was right …"
+        if (lower === 'you') {
+          agreeAuxiliary(pieces, tokens, i); // "Do you have …?" → "Does Mel have …?"
+          // "you" as a subject ("you were right", "after you have built …"), not an object ("let you know").
+          if (!conjugate && ['VERB', 'AUX'].includes(tokens[i + 1]?.pos ?? '') && !BARE_INFINITIVE.has(tokens[i - 1]?.lemma ?? '') && tokens[i - 1]?.pos !== 'AUX' && tokens[i - 1]?.lower !== 'to') {
+            conjugate = true;
+            modal = false;
+            if (pieces.length === 0) namedSubject = true; // "You were right …" → "Mel was right …"
+          }
         }
       } else if (resolved.has(i)) {
         text = resolved.get(i)!;

@@ -80,7 +80,8 @@ function make(text: string, index: number, phrase: string, at: number, precision
 }
 
 /** Words before a number that make it a date ("on 5/12", "due 3/4"), where alone it is a quantity. */
-const DATE_LEAD = /\b(?:on|by|until|till|since|from|due|before|after|through|thru)\s*$/i;
+const DATE_LEAD_WORDS = 'on|by|until|till|since|from|due|before|after|through|thru';
+const DATE_LEAD = new RegExp(`\\b(?:${DATE_LEAD_WORDS})\\s*$`, 'i');
 
 /**
  * Whether a text may name a date: a number shaped like one (a year, "14th", "2023-05-20",
@@ -94,7 +95,8 @@ const MAYBE_DATE = new RegExp(
     /\bend of (?:the |this |next )?(?:week|month|year)\b/.source,
     /\b(?:1[89]|2[01])\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)/.source,
     // Numeric dates: with a year, or a day and month after a word that makes them one.
-    /\b\d{4}[/.-]\d{1,2}[/.-]\d{1,2}\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{4}\b|\b\d{1,2}\/\d{1,2}\/\d{2}\b|\b\d{1,2}[/.-]\d{1,2}\b(?<=\b(?:on|by|until|till|since|from|due|before|after|through|thru)\s+\d{1,2}[/.-]\d{1,2})/.source,
+    /\b\d{4}[/.-]\d{1,2}[/.-]\d{1,2}\b|\b\d{1,2}[/.-]\d{1,2}[/.-]\d{4}\b|\b\d{1,2}\/\d{1,2}\/\d{2}\b/.source,
+    `\\b\\d{1,2}[/.-]\\d{1,2}\\b(?<=\\b(?:${DATE_LEAD_WORDS})\\s+\\d{1,2}[/.-]\\d{1,2})`,
     /\b(?:january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|weekend|fortnight|christmas|easter|noon|midnight|ago|(?:this|last|tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))\b/.source,
     // A unit of time with a word that places or counts it ("next month", "two weeks", "a few days
     // later"), looked behind from the unit: a word-by-word look for the lead costs more than the parse saves.
@@ -163,12 +165,15 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
     if ((/\bfor\s*$/i.test(text.slice(0, r.index)) || /^for\b/i.test(r.text)) && !/\b(?:the|this|next|last)\b/i.test(r.text)) continue; // "for two weeks" is a duration
     if (/^(now|right now|today'?s?)$/i.test(r.text) && !/today/i.test(r.text)) continue;
     if (TIME_WORD_ONLY.test(r.text.trim())) continue;
-    // "every Sunday", "on Thursdays", "Thursday evenings" repeat; they name no one day.
+    const before = text.slice(0, r.index);
+    const after = text.slice(r.index + r.text.length);
     // "today's conflicts", "yesterday's game": a date phrase that modifies a noun stays as said.
-    if (/^['’]s\b/.test(text.slice(r.index + r.text.length))) continue;
-    if (/\b(?:every|each)\s*$/i.test(text.slice(0, r.index)) || /^(?:s|\s+(?:mornings|afternoons|evenings|nights|weekends))\b/i.test(text.slice(r.index + r.text.length))) continue;
+    if (/^['’]s\b/.test(after)) continue;
+    // "every Sunday", "on Thursdays", "Thursday evenings" repeat; they name no one day.
+    if (/\b(?:every|each)\s*$/i.test(before) || /^(?:s|\s+(?:mornings|afternoons|evenings|nights|weekends))\b/i.test(after)) continue;
     // Figures read as a date only where a person writes one: "on 5/12", "3/4/2021", not "1/2 cup" or "open 24/7".
-    if ((BARE_NUMERIC.test(r.text.trim()) && !DATE_LEAD.test(text.slice(0, r.index))) || DASHED_SHORT_YEAR.test(r.text.trim())) continue;
+    const phrase = r.text.trim();
+    if ((BARE_NUMERIC.test(phrase) && !DATE_LEAD.test(before)) || DASHED_SHORT_YEAR.test(phrase)) continue;
     // A weekday's abbreviation in lower case is a word ("the midnight sun", "a wed"), not a day.
     if (/\b(?:sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)\b/.test(r.text)) continue;
     // A month named with nothing that dates it is the month in general ("June has the midnight sun").

@@ -92,6 +92,9 @@ export function properName(tokens: readonly Token[], i: number, sentenceStart = 
   return [end, tokens.slice(i, end).map((t, k) => (k === 0 ? t.text : t.space + t.text)).join('')];
 }
 
+const FEMININE = new Set(['she', 'her', 'hers', 'herself']);
+const MASCULINE = new Set(['he', 'him', 'his', 'himself']);
+
 /** The mentions of a segment so far, newest last. */
 export class Mentions {
   private list: Mention[] = [];
@@ -142,10 +145,10 @@ export class Mentions {
       // before it (a question, its answer), and not from before a change of topic ("… in Europe or
       // Asia. By the way, I moved and it's been a big adjustment"). People and pets stay for the segment.
       const thing = m.kind === 'thing' || m.kind === 'place' || m.kind === 'organization' || m.kind === 'unknown';
-      if (thing && (m.message < this.message - 2 || m.order < this.topicFrom) && !['he', 'him', 'his', 'himself', 'she', 'her', 'hers', 'herself'].includes(p)) return false;
+      if (thing && (m.message < this.message - 2 || m.order < this.topicFrom) && !FEMININE.has(p) && !MASCULINE.has(p)) return false;
       const personLike = m.kind === 'person' || m.kind === 'animal' || m.kind === 'unknown';
-      if (['she', 'her', 'hers', 'herself'].includes(p)) return !m.plural && (m.gender === 'female' || (m.gender === null && personLike));
-      if (['he', 'him', 'his', 'himself'].includes(p)) return !m.plural && (m.gender === 'male' || (m.gender === null && personLike));
+      if (FEMININE.has(p)) return !m.plural && (m.gender === 'female' || (m.gender === null && personLike));
+      if (MASCULINE.has(p)) return !m.plural && (m.gender === 'male' || (m.gender === null && personLike));
       if (['it', 'its', 'itself'].includes(p)) return !m.plural && (m.kind === 'animal' || m.kind === 'thing' || m.kind === 'organization' || m.kind === 'unknown' || m.kind === 'place');
       if (['they', 'them', 'their', 'theirs', 'themselves'].includes(p)) return m.plural;
       return false;

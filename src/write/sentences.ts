@@ -39,16 +39,12 @@ const CONTRACTIONS: [RegExp, string][] = [
   [/\b([Ii])['’]ll\b/g, 'I will'],
   [/\b([Ii])['’]d\b/g, 'I would'],
   LOWER_I,
-  // "you're" and "you've" too: "you" becomes the listener's name, which the contraction cannot follow.
-  [/\b([Yy]ou)['’]re\b/g, '$1 are'],
-  [/\b([Yy]ou)['’]ve\b/g, '$1 have'],
-  [/\b([Yy]ou)['’]ll\b/g, '$1 will'],
-  [/\b([Yy]ou)['’]d\b/g, '$1 would'],
-  // "we'll" → "Sam and others will", not "Sam and others'll".
-  [/\b([Ww]e)['’]re\b/g, '$1 are'],
-  [/\b([Ww]e)['’]ve\b/g, '$1 have'],
-  [/\b([Ww]e)['’]ll\b/g, '$1 will'],
-  [/\b([Ww]e)['’]d\b/g, '$1 would'],
+  // "you're", "we'll" too: "you" becomes the listener's name and "we" "Sam and others", which the
+  // contraction cannot follow ("Sam and others'll").
+  [/\b([Yy]ou|[Ww]e)['’]re\b/g, '$1 are'],
+  [/\b([Yy]ou|[Ww]e)['’]ve\b/g, '$1 have'],
+  [/\b([Yy]ou|[Ww]e)['’]ll\b/g, '$1 will'],
+  [/\b([Yy]ou|[Ww]e)['’]d\b/g, '$1 would'],
 ];
 
 export function expandContractions(text: string): string {
