@@ -130,11 +130,11 @@ function appositives(clause: Token[]): Token[][] {
 /** Phrases that link a clause to the talk around it and say nothing themselves ("Speaking of which, …"). */
 const DISCOURSE = /^(?:speaking of(?: \S+){1,3}|by the way|that being said|having said that|with that said|that said|in fact|to be honest|honestly speaking|of course|for example|for instance|in addition|on the other hand|as a result|at the same time|come to think of it|to be fair|in any case|after all|in other words|as well|then again|all in all|first of all|to be clear|on top of that|apart from that|other than that|you know|as you know|i mean|you see|mind you|let me see|let's see)$/i;
 
-/** The length of a discourse phrase opening the clause, with its comma ("By the way, …"), or 0. */
-function discourseLead(tokens: readonly Token[]): number {
-  for (let n = 2; n <= 5 && n < tokens.length; n++) {
-    if (tokens[n]!.text !== ',') continue;
-    if (DISCOURSE.test(tokens.slice(0, n).map((t) => t.lower).join(' '))) return n + 1;
+/** The length of a discourse phrase opening the clause at `from`, with its comma ("By the way, …"), or 0. */
+function discourseLead(tokens: readonly Token[], from: number): number {
+  for (let n = 2; n <= 5 && from + n < tokens.length; n++) {
+    if (tokens[from + n]!.text !== ',') continue;
+    if (DISCOURSE.test(tokens.slice(from, from + n).map((t) => t.lower).join(' '))) return n + 1;
   }
   return 0;
 }
@@ -146,7 +146,7 @@ function stripLead(tokens: Token[]): Token[] {
   // Words and phrases in any order: "Oh, by the way, …", "By the way, actually …".
   for (let before = -1; before !== i; ) {
     before = i;
-    i += discourseLead(tokens.slice(i));
+    i += discourseLead(tokens, i);
     while (i < tokens.length && (lead(i) || (tokens[i]!.pos === 'PUNCT' && i > 0 && i < 3) || tokens[i]!.text === ',')) i++;
   }
   let end = tokens.length;

@@ -116,6 +116,8 @@ const WEEK = /\b(last|next|this|the following) week\b/i;
 /** "下周" / "来週" (next week), "上周" / "先週" (last week), "这周" / "今週" (this week). */
 const CJK_WEEK = /(下|上|这|這|本|今|来|來|先)(?:个|個)?(周|週|星期|礼拜|禮拜)(?![一二三四五六日天1-7])/gu;
 const CJK_WEEK_SHIFT: Record<string, number> = { 下: 7, 来: 7, 來: 7, 上: -7, 先: -7, 这: 0, 這: 0, 本: 0, 今: 0 };
+/** How many characters either side of a date phrase the checks on its context read. */
+const AROUND = 40;
 /** Words before a month name that make it a date ("in June", "since March", "early May"). */
 const MONTH_LEAD = /\b(?:in|on|since|by|until|till|from|during|through|before|after|next|last|this|coming|early|late|mid|of|to|and|or|between)\s*$/i;
 /** A time of day alone ("midnight", "at noon"): no day is named, and "the midnight sun" is none. */
@@ -162,11 +164,13 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
     const start = r.start;
     const partOfDay = /\b(?:this|last|tomorrow|yesterday) (?:morning|afternoon|evening|night)\b|\btonight\b|[今昨明]晚/i.test(r.text);
     if (!partOfDay && !start.isCertain('day') && !start.isCertain('month') && !start.isCertain('weekday') && !start.isCertain('year')) continue; // a time of day alone
-    if ((/\bfor\s*$/i.test(text.slice(0, r.index)) || /^for\b/i.test(r.text)) && !/\b(?:the|this|next|last)\b/i.test(r.text)) continue; // "for two weeks" is a duration
+    // The few words around the phrase, for the checks below that read them (a bounded window: a
+    // long text with many dates must not be re-read from its start for each one).
+    const before = text.slice(Math.max(0, r.index - AROUND), r.index);
+    const after = text.slice(r.index + r.text.length, r.index + r.text.length + AROUND);
+    if ((/\bfor\s*$/i.test(before) || /^for\b/i.test(r.text)) && !/\b(?:the|this|next|last)\b/i.test(r.text)) continue; // "for two weeks" is a duration
     if (/^(now|right now|today'?s?)$/i.test(r.text) && !/today/i.test(r.text)) continue;
     if (TIME_WORD_ONLY.test(r.text.trim())) continue;
-    const before = text.slice(0, r.index);
-    const after = text.slice(r.index + r.text.length);
     // "today's conflicts", "yesterday's game": a date phrase that modifies a noun stays as said.
     if (/^['’]s\b/.test(after)) continue;
     // "every Sunday", "on Thursdays", "Thursday evenings" repeat; they name no one day.
@@ -177,7 +181,7 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
     // A weekday's abbreviation in lower case is a word ("the midnight sun", "a wed"), not a day.
     if (/\b(?:sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)\b/.test(r.text)) continue;
     // A month named with nothing that dates it is the month in general ("June has the midnight sun").
-    if (!CJK.test(text) && /^[A-Za-z]+\.?$/.test(r.text.trim()) && start.isCertain('month') && !start.isCertain('day') && !start.isCertain('year') && !MONTH_LEAD.test(text.slice(0, r.index))) continue;
+    if (!CJK.test(text) && /^[A-Za-z]+\.?$/.test(r.text.trim()) && start.isCertain('month') && !start.isCertain('day') && !start.isCertain('year') && !MONTH_LEAD.test(before)) continue;
     let at = startOfDay(start.date().getTime());
     let precision: Precision = 'day';
     if (!partOfDay && !start.isCertain('day') && !start.isCertain('weekday')) precision = start.isCertain('month') ? 'month' : 'year';
