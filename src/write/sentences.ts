@@ -78,8 +78,18 @@ export function analyse(text: string, language: Language): Sentence[] {
   return out;
 }
 
+/**
+ * The longest run of non-space characters given to the tagger whole. wink-nlp's tokenizer takes
+ * time quadratic in a token's length (a single 100,000-character "word", which the API accepts as
+ * a message, took 3.5 s; 500,000 took 90 s); no word, and hardly a URL, is this long, so a longer
+ * run (a blob, a key, a paste) is read in pieces of this length.
+ */
+const LONGEST_RUN = 2000;
+const TOO_LONG_RUN = new RegExp(`\\S{${LONGEST_RUN + 1}}`);
+const RUN_PIECE = new RegExp(`\\S{${LONGEST_RUN}}(?=\\S)`, 'g');
+
 function english(text: string, { nlp, its }: Language): Sentence[] {
-  const doc = nlp.readDoc(expandContractions(text));
+  const doc = nlp.readDoc(expandContractions(TOO_LONG_RUN.test(text) ? text.replace(RUN_PIECE, '$& ') : text));
   const all = doc.tokens();
   const words = all.out();
   const pos = all.out(its.pos) as string[];

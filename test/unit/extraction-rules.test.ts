@@ -265,6 +265,17 @@ describe('what real conversations break', () => {
     expect(await facts(['user', 'Select all that apply. Goal 1 ideas: please list 5 different options. Design is my passion.'], ['assistant', 'Sure.'])).toEqual(["Design is Maya's passion."]);
   });
 
+  it('reads a message of one enormous "word" in pieces, and stores it whole', async () => {
+    // The longest content the API accepts, as one run of characters (a pasted blob).
+    const blob = 'x'.repeat(99_900);
+    const memory = await createMemory({ embedder: hashEmbedderDouble() });
+    await memory.add({ session_id: 's', messages: [{ sender_id: 'maya', sender_name: 'Maya', role: 'user', timestamp: MONDAY, content: `My key is ${blob} and I love jazz.` }] });
+    await memory.flush({ session_id: 's' });
+    const { data } = await memory.get({ user_id: 'maya', memory_type: 'episode' });
+    expect(data.episodes[0]!.episode).toContain(blob);
+    await memory.close();
+  });
+
   it('reads no one day into a day that repeats', () => {
     expect(findDates('I read the paper every Sunday.', MONDAY)).toEqual([]);
     expect(findDates('I am busy on Thursday evenings lately.', MONDAY)).toEqual([]);
