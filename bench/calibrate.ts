@@ -17,7 +17,7 @@
  * step 2 is fitted on the scores they give. `npm run bench:quality` checks the wire on the other
  * half.
  *
- *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--limit N | --limit a=N,b=M]
+ *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--limit N | --limit a=N,b=M] [--dump FILE]
  *
  * Data: LongMemEval-S (cleaned, MIT licence) at ../shared/data/longmemeval_s_dedup.json.gz; see
  * that folder's README for its source. Progress goes to stderr.
@@ -25,9 +25,10 @@
 import { parseArgs } from 'node:util';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import { throughKnots, WIRE_KNOTS, type Knots, type WireMap } from '../src/search/scores.js';
+import { isotonicKnots, type Sample } from './isotonic.js';
 import { haystackMemory, isAbstention, loadDataset, questionHalf, type Protocol } from './longmemeval.js';
 
-const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' } } });
+const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' }, dump: { type: 'string' } } });
 const BY_FLAG: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['other'], both: ['user', 'all'], abc: ['user', 'all', 'other'] };
 const protocols = BY_FLAG[values.protocol!];
 if (!protocols) throw new Error(`--protocol must be a, b, c, both or abc, not ${values.protocol}`);
@@ -46,10 +47,6 @@ const dataset = await loadDataset();
 const fitHalf = dataset.questions.filter((q) => !isAbstention(q) && questionHalf(q.question_id) === 'fit');
 const embedder = await createDefaultEmbedder();
 
-interface Sample {
-  x: number;
-  label: 0 | 1;
-}
 type Kind = 'unit' | 'child';
 /** Step 1: fused evidence of the top 50. Step 2: competition scores of what the top 10 shows, per wire map. */
 const evidence: Record<Kind, Sample[]> = { unit: [], child: [] };
@@ -83,16 +80,19 @@ for (const protocol of protocols) {
     const wireMap = top.trace.wire_map;
     for (const e of top.response.data.episodes) {
       const own = wireMap[e.id]!;
-      shown[own].push({ x: undoKnots(e.score, WIRE_KNOTS[own]), label: labelOf(e.session_id) });
+      shown[own].push({ x: undoKnots(e.score, WIRE_KNOTS[own]), label: labelOf(e.session_id), q: q.question_id, p: protocol });
       for (const f of e.atomic_facts) {
         const map = wireMap[f.id]!;
-        shown[map].push({ x: undoKnots(f.score, WIRE_KNOTS[map]), label: labelOf(e.session_id) });
+        shown[map].push({ x: undoKnots(f.score, WIRE_KNOTS[map]), label: labelOf(e.session_id), q: q.question_id, p: protocol });
       }
     }
     await memory.close();
     if ((qi + 1) % 10 === 0) process.stderr.write(`  protocol ${protocol}: ${qi + 1}/${questions.length} questions\n`);
   }
 }
+
+// `--dump FILE`: step 2's samples as JSON, for `bench/calibrate-cv.ts` (other ways of fitting the knots, compared without searching again).
+if (values.dump) (await import('node:fs')).writeFileSync(values.dump, JSON.stringify(shown));
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 
@@ -119,49 +119,6 @@ function platt(list: Sample[]): [number, number] {
     if (Math.abs(da) + Math.abs(db) < 1e-10) break;
   }
   return [a, b];
-}
-
-/** Fewest samples behind one knot: a knot is a mean, and a mean of few labels is noise. */
-const MIN_PER_KNOT = 100;
-
-/**
- * Isotonic regression of the labels on x (pool adjacent violators), its blocks then merged left
- * to right until each holds `MIN_PER_KNOT` samples; each block becomes a knot (mean x, hit rate),
- * nudged so the map rises strictly and keeps the order of items within a kind.
- */
-function isotonicKnots(list: Sample[]): [number, number][] {
-  const sorted = [...list].sort((a, b) => a.x - b.x);
-  const blocks: { sx: number; sy: number; n: number }[] = [];
-  for (const s of sorted) {
-    blocks.push({ sx: s.x, sy: s.label, n: 1 });
-    while (blocks.length > 1) {
-      const b = blocks[blocks.length - 1]!;
-      const a = blocks[blocks.length - 2]!;
-      if (a.sy / a.n < b.sy / b.n) break;
-      blocks.splice(-2, 2, { sx: a.sx + b.sx, sy: a.sy + b.sy, n: a.n + b.n });
-    }
-  }
-  const merged: { sx: number; sy: number; n: number }[] = [];
-  let open = { sx: 0, sy: 0, n: 0 };
-  for (const b of blocks) {
-    open = { sx: open.sx + b.sx, sy: open.sy + b.sy, n: open.n + b.n };
-    if (open.n >= MIN_PER_KNOT) {
-      merged.push(open);
-      open = { sx: 0, sy: 0, n: 0 };
-    }
-  }
-  if (open.n > 0) {
-    const last = merged.pop();
-    merged.push(last ? { sx: last.sx + open.sx, sy: last.sy + open.sy, n: last.n + open.n } : open);
-  }
-  const knots: [number, number][] = [];
-  for (const b of merged) {
-    const x = b.sx / b.n;
-    const prev = knots[knots.length - 1];
-    const y = Math.min(0.999, Math.max(b.sy / b.n, prev ? prev[1] + 1e-3 : 1e-3));
-    if (!prev || x > prev[0] + 1e-6) knots.push([x, y]);
-  }
-  return knots;
 }
 
 const bucketTable = (list: Sample[], map: (x: number) => number) => {

@@ -131,13 +131,27 @@ export function protocolTurns(dataset: Dataset, sessionId: string, protocol: Pro
 }
 
 /**
+ * Which of a question's haystack sessions are added. `full`: all of them (the paper's setting).
+ * `personal`: only the simulated chats about a person's life (LongMemEval's own sessions, its
+ * evidence among them), without the ShareGPT and UltraChat filler: every conversation then talks
+ * about the same kinds of things (family, trips, hobbies, purchases), as between two people who
+ * know each other, and topic alone no longer tells the evidence apart.
+ */
+export type Haystack = 'full' | 'personal';
+
+export function inHaystack(sessionId: string, haystack: Haystack): boolean {
+  return haystack === 'full' || !/^(?:sharegpt|ultrachat)_/.test(sessionId);
+}
+
+/**
  * A question's own memory, built through the public API as the protocol says: each haystack
  * session's turns, dated, added and flushed. Session ids in the data carry characters outside the
  * scope alphabet, so session i is stored as `s<i>`.
  */
-export async function haystackMemory(dataset: Dataset, q: Question, embedder: Embedder, protocol: Protocol = 'user', options: Omit<MemoryOptions, 'embedder'> = {}): Promise<Memory> {
+export async function haystackMemory(dataset: Dataset, q: Question, embedder: Embedder, protocol: Protocol = 'user', options: Omit<MemoryOptions, 'embedder'> = {}, haystack: Haystack = 'full'): Promise<Memory> {
   const memory = await createMemory({ ...options, embedder });
   for (const [i, sessionId] of q.haystack_session_ids.entries()) {
+    if (!inHaystack(sessionId, haystack)) continue;
     const at = parseHaystackDate(q.haystack_dates[i]!);
     const turns = protocolTurns(dataset, sessionId, protocol);
     if (turns.length === 0) continue;

@@ -19,11 +19,13 @@
  *
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
- *                            [--embedder-dims N]
+ *                            [--embedder-dims N] [--haystack full|personal]
  *
  * Data: LongMemEval-S (cleaned), MIT licence, expected at ../shared/data/longmemeval_s_dedup.json.gz
  * (see that folder's README for where it comes from); `--data PATH` points elsewhere.
  * By default each search asks for top_k 10 with radius 0; `--contract-defaults` sends only the query.
+ * `--haystack personal` keeps only LongMemEval's own simulated chats about a person's life (the
+ * evidence among them), without the ShareGPT and UltraChat filler (see `inHaystack`).
  */
 import { parseArgs } from 'node:util';
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
@@ -32,8 +34,8 @@ import { stopwords } from '@orama/stopwords/english';
 import type { Embedder, SearchEpisodeItem, SearchMethod } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import {
-  BM25_REPLICATION, evidenceTurns, haystackMemory, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, turnRecall,
-  type Dataset, type Metrics, type Protocol, type Question,
+  BM25_REPLICATION, evidenceTurns, haystackMemory, inHaystack, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, turnRecall,
+  type Dataset, type Haystack, type Metrics, type Protocol, type Question,
 } from './longmemeval.js';
 
 const { values } = parseArgs({
@@ -46,6 +48,7 @@ const { values } = parseArgs({
     data: { type: 'string' },
     'contract-defaults': { type: 'boolean', default: false },
     'embedder-dims': { type: 'string' },
+    haystack: { type: 'string', default: 'full' },
   },
 });
 
@@ -53,6 +56,8 @@ const PROTOCOLS: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['ot
 const protocols = PROTOCOLS[values.protocol!];
 if (!protocols) throw new Error(`--protocol must be a, b, c, both or abc, not ${values.protocol}`);
 if (!['fit', 'report', 'all'].includes(values.half!)) throw new Error(`--half must be fit, report or all, not ${values.half}`);
+if (!['full', 'personal'].includes(values.haystack!)) throw new Error(`--haystack must be full or personal, not ${values.haystack}`);
+const haystack = values.haystack as Haystack;
 const methods = values.methods!.split(',') as SearchMethod[];
 const BASELINE = 'bm25 (stemmed)';
 
@@ -90,6 +95,7 @@ interface Outcome {
 async function bm25Sessions(ds: Dataset, q: Question, protocol: Protocol): Promise<string[]> {
   const db = create({ schema: { text: 'string' } as const, components: { tokenizer: { stemming: true, stemmer, stopWords: stopwords } } });
   const docs = [...new Set(q.haystack_session_ids)]
+    .filter((id) => inHaystack(id, haystack))
     .map((id) => ({ id, text: protocolTurns(ds, id, protocol).map(({ turn }) => turn.content).join('\n') }))
     .filter((d) => d.text.trim());
   await insertMultiple(db, docs);
@@ -107,7 +113,7 @@ for (const protocol of protocols) {
   const reliability = { episode: Array.from({ length: 10 }, () => [0, 0, 0]), fact: Array.from({ length: 10 }, () => [0, 0, 0]) };
   let searchMs = 0;
   for (const [qi, q] of questions.entries()) {
-    const memory = await haystackMemory(dataset, q, embedder, protocol);
+    const memory = await haystackMemory(dataset, q, embedder, protocol, {}, haystack);
     const evidence = evidenceTurns(dataset, q, protocol);
     const answers = new Set(q.answer_session_ids);
     for (const method of methods) {
@@ -161,7 +167,7 @@ for (const protocol of protocols) {
   if (!values.json) {
     const f = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
     const name = { user: '(a) user turns', all: '(b) all turns, both sides', other: '(c) both sides, roles swapped: evidence from the other participant' }[protocol];
-    console.log(`\nLongMemEval-S, protocol ${name}, ${values.half} half, ${questions.length} questions, session level; embedder ${embedder.id}; ${(searchMs / Math.max(1, questions.length * methods.length)).toFixed(1)} ms/search`);
+    console.log(`\nLongMemEval-S, protocol ${name}, ${haystack === "personal" ? "personal haystack (no ShareGPT/UltraChat filler), " : ""}${values.half} half, ${questions.length} questions, session level; embedder ${embedder.id}; ${(searchMs / Math.max(1, questions.length * methods.length)).toFixed(1)} ms/search`);
     console.log('method            R_all@5  R_all@10  nDCG@5  nDCG@10  turn@5  turn@10');
     for (const [method, m] of Object.entries(perMethod)) {
       console.log(`${method.padEnd(17)} ${f(m.recall_all_at_5)}    ${f(m.recall_all_at_10)}     ${f(m.ndcg_any_at_5)}   ${f(m.ndcg_any_at_10)}   ${f(m.turn_recall_at_5)}  ${f(m.turn_recall_at_10)}`);

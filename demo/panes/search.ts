@@ -46,7 +46,7 @@ const METHODS: { value: SearchMethod; label: string }[] = [
   { value: 'hybrid', label: 'Hybrid — keyword + vector, fused' },
   { value: 'keyword', label: 'Keyword — BM25' },
   { value: 'vector', label: 'Vector — embeddings' },
-  { value: 'agentic', label: 'Agentic — multi-round (one round without an LLM)' },
+  { value: 'agentic', label: 'Agentic — multi-round (no sufficiency check without an LLM)' },
 ];
 
 /** The Search pane. */

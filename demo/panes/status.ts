@@ -174,7 +174,7 @@ export function statusPane(ctx: AppContext): HTMLElement {
         ctx.setLlm(null);
         const message = describeError(error);
         store.set({ llm: { status: 'failed', model: model.value, progress: 0, message } });
-        say(llmStatus, `${message}. Engram keeps working without an LLM: extraction uses rules, and agentic search answers after one round (and says so).`, 'error');
+        say(llmStatus, `${message}. Engram keeps working without an LLM: extraction uses rules, and agentic search answers without the LLM's sufficiency check (and says so).`, 'error');
       } finally {
         loadLlm.disabled = false;
         llmProgress.hidden = true;

@@ -184,6 +184,16 @@ export class KeywordIndex {
     return hits;
   }
 
+  /**
+   * The share of the index's documents (episodes, facts, passages, …) that hold a search term
+   * (a term as the tokenizer makes it: lower-cased, stemmed): BM25's document frequency over the
+   * count, 0 for an unknown term or an empty index.
+   */
+  documentShare(term: string): number {
+    const occurrences = (this.db.data.index as unknown as IndexData).tokenOccurrences.text?.[term + END] ?? 0;
+    return this.count > 0 ? occurrences / this.count : 0;
+  }
+
   /** A document's score among the last `hits`, or undefined when it was not kept (internal id −1: none). */
   keptScore(internal: number): number | undefined {
     return internal >= 0 && this.keptStamp[internal] === this.keptEpoch ? this.keptScores[internal] : undefined;

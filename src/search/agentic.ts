@@ -1,10 +1,13 @@
 /**
- * Agentic retrieval: round 1 recalls a wide pool and reranks it; an LLM judges whether its top 10
- * are enough to answer. If not, it writes 2–3 supplementary queries (5–300 characters, none
- * equal to the original) which run in parallel as round 2; everything is fused by RRF, deduped,
- * capped at 40 and reranked. Either round keeps at least what the caller asked for (`top_k`,
- * up to 100 for -1). Without an LLM, or when the LLM, the reranker or round 2 fails, it answers
- * with what round 1 found and a notice says why.
+ * Agentic retrieval: round 1 recalls a wide pool and reranks it (when a reranker is set). Without
+ * any model a second round still runs: a question that joins several things is asked one part
+ * at a time (decompose.ts), and the question is asked again with the words round 1's best facts
+ * share (expand.ts); each joins round 1 so that round 1's best places stay. Then, with an LLM, it
+ * judges whether the top 10 are enough to answer. If not, it writes 2–3 supplementary queries
+ * (5–300 characters, none equal to the original) which run in parallel; everything is fused by
+ * RRF, deduped, capped at 40 and reranked. Either round keeps at least what the caller asked for
+ * (`top_k`, up to 100 for -1). Without an LLM, or when the LLM, the reranker or a round fails, it
+ * answers with what the rounds before found and a notice says why.
  */
 import type { Llm, ModelCallOptions, Reranker } from '../models/ports.js';
 import { completeJson } from '../models/llm-json.js';
@@ -12,6 +15,7 @@ import { searchText } from '../records.js';
 import type { UnitCandidate } from './episode-track.js';
 import { unlessFailed } from './degrade.js';
 import { decomposeQuery } from './decompose.js';
+import { expansionQuery } from './expand.js';
 import { rrf } from './scores.js';
 
 export const ROUND1_POOL = 50;
@@ -49,6 +53,8 @@ export interface AgenticDeps extends ModelCallOptions {
   reranker: Reranker | null;
   /** Hybrid recall of units for one query (already filtered to the owner and the filters). */
   recall: (query: string) => Promise<UnitCandidate[]>;
+  /** The share of the searched memory's documents that hold a search term (expand.ts); absent: none is common. */
+  termShare?: (term: string) => number;
   notice: (code: string, message: string) => void;
 }
 
@@ -107,6 +113,33 @@ export function mergeRounds(round1: readonly UnitCandidate[], parts: readonly (r
   return [...fixed, ...extras, ...rest].slice(0, Math.max(keep, ROUND1_POOL));
 }
 
+/**
+ * Round 1's best this many stay where they are when the expansion round joins it. Chosen on the
+ * fit half between 0, 3 and 5: with none, an expansion that drifted could reorder the top of the
+ * list (single-session nDCG fell); 5 left R_all@5 lower than 3 in protocols (a) and (b).
+ */
+export const EXPANSION_HEAD = 3;
+
+/**
+ * Round 1 and the expansion round as one list. Round 1's best `EXPANSION_HEAD` stay in place: the
+ * question's own words found them, and expansion is for what the question's words missed. Below
+ * them both lists are fused by RRF, so a unit both rounds rank well rises and one only the
+ * expansion found can enter. Scores follow places: the i-th unit of the merged list gets round
+ * 1's i-th score (each unit keeps its own children), so a score means on the wire what it means
+ * for hybrid at that place, and the list stays in score order for the granularity competition.
+ */
+export function mergeExpansion(round1: readonly UnitCandidate[], expansion: readonly UnitCandidate[]): UnitCandidate[] {
+  const head = round1.slice(0, EXPANSION_HEAD);
+  const fixed = new Set(head.map((c) => c.record.id));
+  const byId = new Map<string, UnitCandidate>();
+  for (const c of [...expansion, ...round1]) byId.set(c.record.id, c);
+  const rest = (list: readonly UnitCandidate[]) => list.map((c) => c.record.id).filter((id) => !fixed.has(id));
+  const merged = [...head, ...rrf([rest(round1), rest(expansion)]).map(({ id }) => byId.get(id)!)];
+  const scores = round1.map((c) => c.score).sort((a, b) => b - a);
+  while (scores.length < merged.length) scores.push(scores[scores.length - 1] ?? 0);
+  return merged.map((c, i) => ({ ...c, score: scores[i]! }));
+}
+
 /** Each candidate of several rounds once, as its best-scored copy, by id. */
 function bestCopies(rounds: readonly (readonly UnitCandidate[])[]): Map<string, UnitCandidate> {
   const byId = new Map<string, UnitCandidate>();
@@ -154,6 +187,18 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
       round1 = mergeRounds(round1, lists, keep1);
       rounds = 2;
       asked.push(...parts);
+    }
+  }
+  // Then the words round 1's best facts share with each other, not with the question (expand.ts).
+  const expanded = expansionQuery(query, pool, deps.termShare);
+  if (expanded) {
+    const list = await unlessFailed(() => deps.recall(expanded), deps.signal, (code) => {
+      deps.notice('agentic.expand_failed', `The expansion query failed (${code}): kept round 1.`);
+    });
+    if (list) {
+      round1 = mergeExpansion(round1, list);
+      rounds = 2;
+      asked.push(expanded);
     }
   }
   const llm = deps.llm;

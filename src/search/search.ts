@@ -159,6 +159,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
           // recallUnits returns candidates in fused order already.
           return recall(query, vector, ['keyword', 'vector']);
         },
+        termShare: (term) => partition.indexes().keyword.documentShare(term),
       });
       rounds = result.rounds;
       supplementary = result.supplementaryQueries;

@@ -49,6 +49,13 @@ describe('keyword snapshot codec', () => {
     expect(restored.size).toBe(original.size);
     expect(answers(restored)).toEqual(answers(original));
     expect(answers(original).some((hits) => hits.length > 0)).toBe(true);
+    // A term's share of the documents (what agentic expansion reads) survives the snapshot too.
+    const holding = (term: string) => live.filter((d) => d.text.split(' ').includes(term)).length / live.length;
+    for (const [word, term] of [['airport', 'airport'], ['recipe', 'recip'], ['東京', '東京']] as const) {
+      expect(original.documentShare(term)).toBeCloseTo(holding(word), 10);
+      expect(restored.documentShare(term)).toBeCloseTo(holding(word), 10);
+    }
+    expect(original.documentShare('zzz')).toBe(0);
 
     // The same writes on both: a removed snapshot document, a new one, one re-added under an old id.
     const later = docs(20, 'n');

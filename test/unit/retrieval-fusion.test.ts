@@ -6,8 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { createMemory } from '../../src/engine.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
+import { agenticRetrieve, mergeExpansion } from '../../src/search/agentic.js';
 import { decomposeQuery } from '../../src/search/decompose.js';
-import { withoutTwins, type ScoredChild } from '../../src/search/episode-track.js';
+import { withoutTwins, type ScoredChild, type UnitCandidate } from '../../src/search/episode-track.js';
+import { expansionQuery } from '../../src/search/expand.js';
 import { FUSED_CALIBRATION, fuseLegs, legScale, relevance, throughKnots, unitEvidence, WIRE_KNOTS } from '../../src/search/scores.js';
 import { participantUnits, passages } from '../../src/write/participant-units.js';
 import type { BufferedMessage } from '../../src/records.js';
@@ -188,8 +190,110 @@ describe('query decomposition (agentic without an LLM)', () => {
     for (let i = 0; i < 6; i++) await remember(memory, `noise${i}`, [said('kim', `We talked about the weather and groceries, day ${i}.`, MONDAY_9AM + (i + 2) * DAY)]);
     const { response, trace } = await memory.searchWithTrace({ user_id: 'kim', query: 'Which cities have both Alice and Bob visited?', method: 'agentic', top_k: 2 });
     expect(trace.rounds).toBe(2);
+    // The parts only: in a memory of eight conversations no word is rare enough to expand with.
     expect(trace.supplementary_queries).toEqual(['Which cities have Alice visited', 'Which cities have Bob visited']);
     expect(response.data.episodes.map((e) => e.session_id).sort()).toEqual(['alice', 'bob']);
+    await memory.close();
+  });
+});
+
+describe('expansion from the best facts (agentic without an LLM)', () => {
+  const unit = (id: string, score: number, facts: string[] = []): UnitCandidate => ({
+    record: { id, kind: 'episode' } as UnitCandidate['record'],
+    cos: 0, bm25: 0, fused: score, score, legs: ['keyword'],
+    children: facts.map((evidence, i) => ({ record: { id: `${id}f${i}`, kind: 'atomic_fact', content: evidence, evidence } as ScoredChild['record'], cos: 0, bm25: 0, fused: 0, score: 0 })),
+  });
+
+  it("adds the words that the best units' facts share and the question lacks", () => {
+    const round1 = [
+      unit('a', 0.9, ['I gave a toast at Priya\'s wedding in Napa.', 'The cake was lemon.']),
+      unit('b', 0.8, ['Priya asked me to help plan the flowers.']),
+      unit('c', 0.7, ['We drove to Napa for the rehearsal dinner.']),
+      unit('d', 0.6, ['The weather was awful all week.']),
+    ];
+    const q = expansionQuery('What did I do at the wedding?', round1);
+    expect(q).toMatch(/^What did I do at the wedding\? /);
+    const added = q!.slice('What did I do at the wedding? '.length).split(' ');
+    // Shared by two units: Priya (a, b), Napa (a, c). In one unit only, or asked already: not added.
+    expect(added.sort()).toEqual(['Napa', 'Priya']);
+  });
+
+  it('compares by index term, reads only the best facts of the best units, and may add nothing', () => {
+    const round1 = [unit('a', 0.9, ['My weddings planner quit.']), unit('b', 0.8, ['Two weddings in June!'])];
+    // "weddings" stems to the asked "wedding"; "June" is in one unit only.
+    expect(expansionQuery('Which wedding was first?', round1)).toBeNull();
+    const deep = [unit('a', 0.9, ['one', 'two', 'Bolivia salt flats']), unit('b', 0.8, ['three', 'four', 'Bolivia again'])];
+    expect(expansionQuery('Where did I travel?', deep)).toBeNull(); // third facts are not read
+    const late = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Foxtrot', 'Bolivia', 'Bolivia'].map((word, i) => unit(`u${i}`, 1 - i / 10, [word]));
+    expect(expansionQuery('Where did I travel?', late)).toBeNull(); // the sixth unit is not read
+    expect(expansionQuery('Where did I travel?', [])).toBeNull();
+  });
+
+  it('leaves out a word that runs through the whole memory', () => {
+    const round1 = [
+      unit('a', 0.9, ['I really think Priya will love Napa.']),
+      unit('b', 0.8, ['I think Priya was really happy in Napa.']),
+    ];
+    const shares: Record<string, number> = { think: 0.25, realli: 0.08, priya: 0.01, napa: 0.019 };
+    const q = expansionQuery('Where was the wedding?', round1, (term) => shares[term] ?? 0);
+    expect(q).toBe('Where was the wedding? Priya Napa');
+    // Without the memory's shares every shared word counts.
+    expect(expansionQuery('Where was the wedding?', round1)).toBe('Where was the wedding? really think Priya Napa');
+  });
+
+  it("keeps round 1's best three in place, fuses the rest by RRF, and gives scores by place", () => {
+    const round1 = ['a', 'b', 'c', 'd', 'e', 'f'].map((id, i) => unit(id, 0.9 - i * 0.1));
+    const expansion = ['x', 'f', 'a', 'y'].map((id, i) => unit(id, 0.5 - i * 0.1));
+    const merged = mergeExpansion(round1, expansion);
+    const ids = merged.map((c) => c.record.id);
+    expect(ids.slice(0, 3)).toEqual(['a', 'b', 'c']);
+    // f is in both lists and rises above d and e; x, first of the expansion, comes in above them too.
+    expect(ids.indexOf('f')).toBeLessThan(ids.indexOf('d'));
+    expect(ids.indexOf('x')).toBeLessThan(ids.indexOf('e'));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'x', 'y']);
+    // The i-th place has round 1's i-th score; places past round 1's length repeat its last.
+    expect(merged.map((c) => c.score)).toEqual(round1.map((c) => c.score).concat([round1[5]!.score, round1[5]!.score]));
+  });
+
+  it('keeps round 1 and says so when the expansion round fails', async () => {
+    const round1 = [
+      unit('a', 0.9, ['Priya toasted at the wedding in Napa.']),
+      unit('b', 0.8, ['Priya picked Napa.']),
+      unit('c', 0.7, ['Groceries again.']),
+    ];
+    const notices: string[] = [];
+    const result = await agenticRetrieve('What happened at the wedding?', {
+      keep: 3,
+      llm: null,
+      reranker: null,
+      notice: (code) => notices.push(code),
+      recall: async (q) => {
+        if (q !== 'What happened at the wedding?') throw new Error('index gone');
+        return round1;
+      },
+    });
+    expect(notices).toContain('agentic.expand_failed');
+    expect(result.rounds).toBe(1);
+    expect(result.supplementaryQueries).toEqual([]);
+    expect(result.candidates.map((c) => c.record.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('finds a conversation that names the thing asked in other words, where hybrid does not', async () => {
+    const memory = await createMemory({ embedder: await createDefaultEmbedder() });
+    await remember(memory, 'toast', [said('kim', 'I gave a toast at Priya and Arjun\'s wedding, everyone cried.', MONDAY_9AM)]);
+    await remember(memory, 'plan', [said('kim', 'Priya and Arjun picked a vineyard in Sonoma for their wedding.', MONDAY_9AM + DAY)]);
+    await remember(memory, 'quartet', [said('kim', 'A string quartet played while Priya and Arjun signed the papers in Sonoma.', MONDAY_9AM + 2 * DAY)]);
+    const others = ['Priya lent me her bike for the weekend', 'Priya\'s cat is sick again', 'Priya got a promotion at the bank', 'Priya hates the new office coffee', 'I met Priya for lunch downtown'];
+    for (const [i, text] of others.entries()) await remember(memory, `other${i}`, [said('kim', text, MONDAY_9AM + (i + 3) * DAY)]);
+    // A memory of some size, where a name said in three conversations is rare (expand.ts COMMON_SHARE).
+    const things = ['bike', 'oven', 'garden', 'laptop', 'piano', 'kayak', 'tent', 'camera', 'drill', 'kettle', 'scarf', 'printer', 'guitar', 'lamp', 'sofa'];
+    const doings = ['fixed', 'cleaned', 'sold', 'borrowed', 'painted', 'moved', 'lost', 'found', 'wrapped', 'measured'];
+    for (let i = 0; i < 150; i++) await remember(memory, `chore${i}`, [said('kim', `I ${doings[i % 10]} the ${things[i % 15]} on day ${i}.`, MONDAY_9AM + (i + 10) * DAY)]);
+    const query = "What happened at Priya's wedding?";
+    const sessions = async (method: 'hybrid' | 'agentic') => (await memory.search({ user_id: 'kim', query, method, top_k: 8, radius: 0 })).data.episodes.map((e) => e.session_id);
+    expect(await sessions('hybrid')).not.toContain('quartet');
+    expect(await sessions('agentic')).toContain('quartet');
     await memory.close();
   });
 });

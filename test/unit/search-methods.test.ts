@@ -1,7 +1,7 @@
 /**
  * Each search method on small corpora whose right answers are known, with the bundled embedding
  * model so that paraphrases work: keyword is BM25 (raw), vector is cosine (raw), hybrid fuses
- * both into calibrated 0..1 scores, agentic answers one round without an LLM. Also the score
+ * both into calibrated 0..1 scores, agentic answers without an LLM's sufficiency check. Also the score
  * floors (min_score, radius), top_k, CJK text, the agent track and knowledge entries.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -251,7 +251,7 @@ describe('CJK text', () => {
 });
 
 describe('agentic without an LLM', () => {
-  it('answers after one round and says so in the trace', async () => {
+  it('answers without a sufficiency check and says so; with no join and nothing to expand, in one round', async () => {
     const { response, trace } = await memory.searchWithTrace({ user_id: 'kim', query: 'dog pet', method: 'agentic', top_k: 3 });
     expect(trace.rounds).toBe(1);
     expect(trace.supplementary_queries).toEqual([]);
