@@ -8,7 +8,9 @@
  *
  *   npm run bench:extraction -- [--split tune|heldout|all] [--show] [--messages 2000] [--json]
  *
- * A fact counts as found when its words match an expected fact's (token F1 ≥ 0.6, one to one).
+ * A fact counts as found when its words match an expected fact's (token F1 ≥ 0.6, one to one)
+ * and it names the same things (the same capitalised words: a pronoun read as the wrong name is a
+ * wrong fact, however many words it shares).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -57,6 +59,21 @@ function similarity(a: string, b: string): number {
   for (const w of x) if ((bag.get(w) ?? 0) > 0) { common++; bag.set(w, bag.get(w)! - 1); }
   return common === 0 ? 0 : (2 * common) / (x.length + y.length);
 }
+/**
+ * The names a fact mentions: its capitalised words after the first (the first is capitalised
+ * anyway), lower-cased. A fact that shares most words with the expected one but names another
+ * thing ("Chloe checks on Bristol again" for "Chloe checks on the tortoise again": a pronoun read
+ * as the wrong antecedent) is another fact.
+ */
+const namesAfterFirst = (s: string) => (s.match(/[\p{L}\p{N}'’-]+/gu) ?? []).slice(1).filter((w) => /^\p{Lu}/u.test(w)).map((w) => w.replace(/['’]s$/u, '').toLowerCase());
+/** Same fact: token F1 ≥ 0.6, and each fact's names are among the other's words (in any case: "madrid" is Madrid). */
+function sameFact(predicted: string, expected: string): boolean {
+  if (similarity(predicted, expected) < 0.6) return false;
+  const has = (fact: string) => new Set(words(fact));
+  const inPredicted = has(predicted);
+  const inExpected = has(expected);
+  return namesAfterFirst(expected).every((n) => inPredicted.has(n)) && namesAfterFirst(predicted).every((n) => inExpected.has(n));
+}
 /** One-to-one matches of predicted against expected items. */
 function match(predicted: string[], expected: string[], same: (a: string, b: string) => boolean): { tp: number; missed: string[]; extra: string[] } {
   const left = [...expected];
@@ -95,7 +112,7 @@ function evaluate(conversations: Conversation[]) {
         if (!/said: /.test(f) && PRONOUN.test(f)) { unresolved++; notes.push(`  pronoun  ${f}`); }
         if (broken(f)) { brokenCount++; notes.push(`  broken   ${f}`); }
       }
-      const fm = match(facts, m.facts, (a, b) => similarity(a, b) >= 0.6);
+      const fm = match(facts, m.facts, sameFact);
       fields['facts']!.add(fm.tp, fm.extra.length, fm.missed.length);
       const reading = readings[i]!;
       const dates = [...new Set(reading.dates.map((d) => d.label))];
