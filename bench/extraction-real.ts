@@ -13,6 +13,8 @@
  *   - a discourse phrase left as, or in front of, a claim ("Sam said that speaking of which.");
  *   - a recurring day or a quantity read as one date ("every on 2023-07-16", "open on 2023-07-24"
  *     from "open 24/7");
+ *   - a place left as "there" after a verb of being, going or working ("Sam went there": the rules
+ *     resolve pronouns, not place adverbs; "are there any …" is not counted);
  *   - a name read into a pronoun before a judgement: wrong where the "it" stands for what follows
  *     ("Africa's a global problem that …", "UV's also important to sign …"), right where it
  *     stands for the name ("Tikka Masala's always a favorite"); the pattern cannot tell them apart.
@@ -41,6 +43,7 @@ const PATTERNS: Record<string, RegExp> = {
   'discourse phrase left in': /said that (?:speaking of|by the way)|^By the way, |^Speaking of/,
   'recurring day as one date': /\b(?:every|each) (?:on|in) \d{4}|\d{4}-\d\d-\d\d (?:evenings|mornings|afternoons|nights)\b/,
   'quantity as a date': /\b\d+\/\d+\b.*\bon \d{4}-\d\d-\d\d|\bis (?:open )?on \d{4}-\d\d-\d\d\.$/,
+  'a place left as "there"': /\b(?:been|work|works|worked|working|live|lives|lived|living|stay|stayed|staying|go|goes|went|going|moved|move|travel|traveled|travelled|visit|visited|met|meet|bought|buy|eat|ate|study|studied|volunteer|volunteered|[a-z]+ist|analyst|engineer|manager|nurse|teacher) there\b(?! (?:is|are|was|were|will|has|have|had)\b)/,
   'a name read into a pronoun before a judgement': /^(?!It's)[A-Z]\w*(?: [A-Z]\w*)*'s (?:important|okay|ok|worth|been a|a good idea|hard|easy|amazing|interesting|fascinating|frustrating|really|so|just|always|also)\b/,
 };
 
