@@ -12,21 +12,15 @@
 import { readFileSync } from 'node:fs';
 import { throughKnots } from '../src/search/scores.js';
 import { isotonicKnots, MIN_PER_KNOT, type Sample } from './isotonic.js';
+import { fnv1a } from './longmemeval.js';
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: npx tsx bench/calibrate-cv.ts FILE (from bench/calibrate.ts --dump FILE)');
 const shown: Record<string, Sample[]> = JSON.parse(readFileSync(file, 'utf8'));
 const EPISODE_MAPS = new Set(['episode', 'shared_episode']);
 
-/** FNV-1a; a middle bit, since the low bit of FNV-1a is the parity of the text's characters (the halves' own split). */
-function bit(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return (h >>> 13) & 1;
-}
+/** A middle bit of FNV-1a: its low bit is the parity of the text's characters, the halves' own split. */
+const bit = (text: string) => (fnv1a(text) >>> 13) & 1;
 
 console.log(`setting (items per knot, prior)   buckets off by > 0.1 (of those with >= 15 items)   worst   weighted rms`);
 for (const minPerKnot of [50, MIN_PER_KNOT, 200, 400]) {

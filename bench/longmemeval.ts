@@ -175,12 +175,17 @@ export async function haystackMemory(dataset: Dataset, q: Question, embedder: Em
  * odd → `report` (numbers are reported on these). About half each, the same on every run.
  */
 export function questionHalf(questionId: string): 'fit' | 'report' {
+  return fnv1a(questionId) % 2 === 0 ? 'fit' : 'report';
+}
+
+/** FNV-1a (32 bits) of a text's UTF-16 code units. Its low bit follows the parity of their sum alone. */
+export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < questionId.length; i++) {
-    h ^= questionId.charCodeAt(i);
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  return h % 2 === 0 ? 'fit' : 'report';
+  return h;
 }
 
 /** Whitespace-folded, lower-case text, for finding a turn's words inside returned text. */
