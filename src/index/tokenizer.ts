@@ -104,3 +104,21 @@ export function tokenize(text: string): string[] {
   }
   return out.filter((t) => t.length > 0);
 }
+
+/**
+ * Each word of a text as written (case kept), with the search terms it makes, as `tokenize`
+ * makes them: for code that must name a word back to a person and look its term up in the index.
+ */
+export function wordsWithTerms(text: string): { word: string; terms: string[] }[] {
+  return [...text.normalize('NFKC').matchAll(WORD)].map((m) => {
+    const word = m[0];
+    // A plain ASCII word is one term (or none), as `tokenize` would find: skip its per-call work.
+    if (ASCII_WORD.test(word)) {
+      const term = termOf(word.toLowerCase());
+      return { word, terms: term ? [term] : [] };
+    }
+    return { word, terms: tokenize(word) };
+  });
+}
+
+const ASCII_WORD = /^[A-Za-z0-9]+(?:'[A-Za-z]+)?$/;

@@ -10,7 +10,7 @@
  * --half fit`), among 3 or 5 units, 2 or 3 facts and 3 or 5 words: reading deeper (5 units, 2
  * facts each) found the multi-session evidence that 3 units of 3 facts missed.
  */
-import { normalizeWord } from '../index/tokenizer.js';
+import { tokenize, wordsWithTerms } from '../index/tokenizer.js';
 import type { UnitCandidate } from './episode-track.js';
 
 /** Round 1's best units whose facts are read. */
@@ -30,25 +30,23 @@ export const COMMON_SHARE = 0.02;
 /** Words added to the question, at most. */
 export const EXPANSION_TERMS = 5;
 
-const WORD = /\p{L}[\p{L}\p{N}'’-]*/gu;
-
 /**
  * The question with the words round 1's best facts share, or null when they share none the
- * question lacks that is rare enough. Words are compared by their index term (stemmed, stop words
- * out); `share` gives a term's share of the memory's documents (none: every word is rare).
+ * question lacks that is rare enough. Words are compared by their index term (`tokenize`: stemmed,
+ * stop words out); a word that makes no single term (a run of Chinese, say) is not offered. `share`
+ * gives a term's share of the memory's documents (none: every word is rare).
  */
 export function expansionQuery(query: string, round1: readonly UnitCandidate[], share: (term: string) => number = () => 0): string | null {
-  const asked = new Set([...query.matchAll(WORD)].map((m) => normalizeWord(m[0].toLowerCase())));
+  const asked = new Set(tokenize(query));
   // term → [units it appears in, first surface form, order of first sight]
   const seen = new Map<string, { units: Set<number>; surface: string; first: number }>();
   let order = 0;
   for (const [u, unit] of round1.slice(0, EXPANSION_UNITS).entries()) {
     for (const child of unit.children.slice(0, EXPANSION_FACTS)) {
-      for (const m of child.record.evidence.matchAll(WORD)) {
-        const word = m[0];
-        if (word.length < 4) continue;
-        const term = normalizeWord(word.toLowerCase());
-        if (!term || asked.has(term)) continue;
+      // Words as the index makes its terms, so a word's share is the share of the term it looks up.
+      for (const { word, terms } of wordsWithTerms(child.record.evidence)) {
+        const term = terms[0];
+        if (terms.length !== 1 || !term || word.length < 4 || !/^\p{L}/u.test(word) || asked.has(term)) continue;
         const entry = seen.get(term) ?? { units: new Set<number>(), surface: word.replace(/['’]s$/u, ''), first: order++ };
         entry.units.add(u);
         seen.set(term, entry);

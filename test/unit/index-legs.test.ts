@@ -10,6 +10,7 @@ import { createMemory } from '../../src/engine.js';
 import { ALL_GROUPS, BoundedBm25, DEFAULT_RELEVANCE, type IndexData } from '../../src/index/bounded-bm25.js';
 import { KEYWORD_POOL, KeywordIndex, ramaTokenizer } from '../../src/index/keyword-index.js';
 import { sortByScore, topK, topKPerGroup, topValues } from '../../src/index/top-k.js';
+import { tokenize, wordsWithTerms } from '../../src/index/tokenizer.js';
 import { dot, VectorIndex } from '../../src/index/vector-index.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
 import type { RecordKind } from '../../src/records.js';
@@ -351,5 +352,21 @@ describe('keyword-only search', () => {
       expect(skipped.trace.legs).toEqual(withVectorPass.trace.legs);
     }
     await memory.close();
+  });
+});
+
+describe('words with their terms', () => {
+  it('gives each word as written and, all together and in order, exactly the terms tokenize gives', () => {
+    expect(wordsWithTerms("Priya's long-distance runs, 東京 café")).toEqual([
+      { word: "Priya's", terms: ['priya'] },
+      { word: 'long', terms: ['long'] },
+      { word: 'distance', terms: ['distanc'] },
+      { word: 'runs', terms: ['run'] },
+      { word: '東京', terms: ['東京'] },
+      { word: 'café', terms: ['café'] },
+    ]);
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (text) => {
+      expect(wordsWithTerms(text).flatMap((w) => w.terms)).toEqual(tokenize(text));
+    }), { numRuns: 300 });
   });
 });

@@ -241,6 +241,18 @@ describe('expansion from the best facts (agentic without an LLM)', () => {
     expect(expansionQuery('Where was the wedding?', round1)).toBe('Where was the wedding? really think Priya Napa');
   });
 
+  it('looks a word up by the terms the index makes of it: a hyphenated word by its parts', () => {
+    const round1 = [unit('a', 0.9, ['Long-distance running with Priya.']), unit('b', 0.8, ['Priya likes long-distance rides.'])];
+    const looked: string[] = [];
+    const q = expansionQuery('Where did I run?', round1, (term) => {
+      looked.push(term);
+      return term === 'distanc' ? 0.5 : 0;
+    });
+    // "distance" runs through the memory; "long" and "Priya" do not; "running" is the asked "run".
+    expect(q).toBe('Where did I run? Long Priya');
+    expect(looked.sort()).toEqual(['distanc', 'long', 'priya']);
+  });
+
   it("keeps round 1's best three in place, fuses the rest by RRF, and gives scores by place", () => {
     const round1 = ['a', 'b', 'c', 'd', 'e', 'f'].map((id, i) => unit(id, 0.9 - i * 0.1));
     const expansion = ['x', 'f', 'a', 'y'].map((id, i) => unit(id, 0.5 - i * 0.1));
