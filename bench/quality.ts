@@ -19,13 +19,14 @@
  *
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
- *                            [--embedder-dims N] [--haystack full|personal]
+ *                            [--embedder-dims N] [--haystack full|personal] [--agentic-expansion]
  *
  * Data: LongMemEval-S (cleaned), MIT licence, expected at ../shared/data/longmemeval_s_dedup.json.gz
  * (see that folder's README for where it comes from); `--data PATH` points elsewhere.
  * By default each search asks for top_k 10 with radius 0; `--contract-defaults` sends only the query.
  * `--haystack personal` keeps only LongMemEval's own simulated chats about a person's life (the
  * evidence among them), without the ShareGPT and UltraChat filler (see `inHaystack`).
+ * `--agentic-expansion` turns on agentic's expansion round (`createMemory({ agenticExpansion })`).
  */
 import { parseArgs } from 'node:util';
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
@@ -49,6 +50,7 @@ const { values } = parseArgs({
     'contract-defaults': { type: 'boolean', default: false },
     'embedder-dims': { type: 'string' },
     haystack: { type: 'string', default: 'full' },
+    'agentic-expansion': { type: 'boolean', default: false },
   },
 });
 
@@ -113,7 +115,7 @@ for (const protocol of protocols) {
   const reliability = { episode: Array.from({ length: 10 }, () => [0, 0, 0]), fact: Array.from({ length: 10 }, () => [0, 0, 0]) };
   let searchMs = 0;
   for (const [qi, q] of questions.entries()) {
-    const memory = await haystackMemory(dataset, q, embedder, protocol, {}, haystack);
+    const memory = await haystackMemory(dataset, q, embedder, protocol, { agenticExpansion: values['agentic-expansion']! }, haystack);
     const evidence = evidenceTurns(dataset, q, protocol);
     const answers = new Set(q.answer_session_ids);
     for (const method of methods) {

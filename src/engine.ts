@@ -67,6 +67,12 @@ export interface MemoryOptions {
    * keeps PDFs by reference only. Where it cannot run (workerd), `add` says so in `notices`.
    */
   pdf?: PdfTextReader | null;
+  /**
+   * Agentic search without an LLM also asks the question again with the rare words its best facts
+   * share (search/expand.ts). Default false: on LongMemEval-S it gains and loses about as many
+   * questions as it changes (README, Quality), at up to twice hybrid's time.
+   */
+  agenticExpansion?: boolean;
   /** The cosine floor used when `top_k` is -1 (default 0.5, EverOS's value). */
   autoRadius?: number;
   /**
@@ -365,6 +371,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
         llm,
         llmReranker,
         ...(options.autoRadius !== undefined ? { autoRadius: options.autoRadius } : {}),
+        agenticExpansion: options.agenticExpansion === true,
         now,
       }).catch((error: unknown) => {
         throw isMemoryError(error) ? error : wrapError(error, 'MODEL_FAILED', 'search failed');

@@ -1,8 +1,8 @@
 /**
  * Agentic retrieval: round 1 recalls a wide pool and reranks it (when a reranker is set). Without
  * any model a second round still runs: a question that joins several things is asked one part
- * at a time (decompose.ts), and the question is asked again with the words round 1's best facts
- * share (expand.ts); each joins round 1 so that round 1's best places stay. Then, with an LLM, it
+ * at a time (decompose.ts), and, with `agenticExpansion`, the question is asked again with the
+ * words round 1's best facts share (expand.ts); each joins round 1 so that its best places stay. Then, with an LLM, it
  * judges whether the top 10 are enough to answer. If not, it writes 2–3 supplementary queries
  * (5–300 characters, none equal to the original) which run in parallel; everything is fused by
  * RRF, deduped, capped at 40 and reranked. Either round keeps at least what the caller asked for
@@ -53,7 +53,7 @@ export interface AgenticDeps extends ModelCallOptions {
   reranker: Reranker | null;
   /** Hybrid recall of units for one query (already filtered to the owner and the filters). */
   recall: (query: string) => Promise<UnitCandidate[]>;
-  /** The share of the searched memory's documents that hold a search term (expand.ts); absent: none is common. */
+  /** The share of the searched memory's documents that hold a search term; given, the expansion round runs (expand.ts). */
   termShare?: (term: string) => number;
   notice: (code: string, message: string) => void;
 }
@@ -189,8 +189,8 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
       asked.push(...parts);
     }
   }
-  // Then the words round 1's best facts share with each other, not with the question (expand.ts).
-  const expanded = expansionQuery(query, pool, deps.termShare);
+  // Then, when asked for, the words round 1's best facts share and the question lacks (expand.ts).
+  const expanded = deps.termShare ? expansionQuery(query, pool, deps.termShare) : null;
   if (expanded) {
     const list = await unlessFailed(() => deps.recall(expanded), deps.signal, (code) => {
       deps.notice('agentic.expand_failed', `The expansion query failed (${code}): kept round 1.`);

@@ -60,6 +60,8 @@ export interface SearchDeps extends ModelCallOptions {
   llmReranker: Reranker | null;
   /** The automatic radius for `top_k: -1` (default 0.5). */
   autoRadius?: number;
+  /** Whether agentic search asks its expansion query (search/expand.ts). */
+  agenticExpansion?: boolean;
   now: () => number;
 }
 
@@ -159,7 +161,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
           // recallUnits returns candidates in fused order already.
           return recall(query, vector, ['keyword', 'vector']);
         },
-        termShare: (term) => partition.indexes().keyword.documentShare(term),
+        ...(deps.agenticExpansion ? { termShare: (term: string) => partition.indexes().keyword.documentShare(term) } : {}),
       });
       rounds = result.rounds;
       supplementary = result.supplementaryQueries;

@@ -279,6 +279,7 @@ describe('expansion from the best facts (agentic without an LLM)', () => {
       keep: 3,
       llm: null,
       reranker: null,
+      termShare: () => 0,
       notice: (code) => notices.push(code),
       recall: async (q) => {
         if (q !== 'What happened at the wedding?') throw new Error('index gone');
@@ -291,8 +292,9 @@ describe('expansion from the best facts (agentic without an LLM)', () => {
     expect(result.candidates.map((c) => c.record.id)).toEqual(['a', 'b', 'c']);
   });
 
-  it('finds a conversation that names the thing asked in other words, where hybrid does not', async () => {
-    const memory = await createMemory({ embedder: await createDefaultEmbedder() });
+  /** Three conversations about one wedding, one of them without the word, among 155 others. */
+  async function weddingMemory(agenticExpansion: boolean) {
+    const memory = await createMemory({ embedder: await createDefaultEmbedder(), agenticExpansion });
     await remember(memory, 'toast', [said('kim', 'I gave a toast at Priya and Arjun\'s wedding, everyone cried.', MONDAY_9AM)]);
     await remember(memory, 'plan', [said('kim', 'Priya and Arjun picked a vineyard in Sonoma for their wedding.', MONDAY_9AM + DAY)]);
     await remember(memory, 'quartet', [said('kim', 'A string quartet played while Priya and Arjun signed the papers in Sonoma.', MONDAY_9AM + 2 * DAY)]);
@@ -303,9 +305,27 @@ describe('expansion from the best facts (agentic without an LLM)', () => {
     const doings = ['fixed', 'cleaned', 'sold', 'borrowed', 'painted', 'moved', 'lost', 'found', 'wrapped', 'measured'];
     for (let i = 0; i < 150; i++) await remember(memory, `chore${i}`, [said('kim', `I ${doings[i % 10]} the ${things[i % 15]} on day ${i}.`, MONDAY_9AM + (i + 10) * DAY)]);
     const query = "What happened at Priya's wedding?";
-    const sessions = async (method: 'hybrid' | 'agentic') => (await memory.search({ user_id: 'kim', query, method, top_k: 8, radius: 0 })).data.episodes.map((e) => e.session_id);
-    expect(await sessions('hybrid')).not.toContain('quartet');
-    expect(await sessions('agentic')).toContain('quartet');
+    const search = async (method: 'hybrid' | 'agentic') => {
+      const { response, trace } = await memory.searchWithTrace({ user_id: 'kim', query, method, top_k: 8, radius: 0 });
+      return { sessions: response.data.episodes.map((e) => e.session_id), asked: trace.supplementary_queries };
+    };
+    return { memory, search };
+  }
+
+  it('with agenticExpansion, finds a conversation that names the thing asked in other words, where hybrid does not', async () => {
+    const { memory, search } = await weddingMemory(true);
+    expect((await search('hybrid')).sessions).not.toContain('quartet');
+    const agentic = await search('agentic');
+    expect(agentic.sessions).toContain('quartet');
+    expect(agentic.asked).toEqual(["What happened at Priya's wedding? Arjun"]);
+    await memory.close();
+  });
+
+  it('without it (the default), agentic asks no expansion and answers as hybrid does', async () => {
+    const { memory, search } = await weddingMemory(false);
+    const agentic = await search('agentic');
+    expect(agentic.asked).toEqual([]);
+    expect(agentic.sessions).toEqual((await search('hybrid')).sessions);
     await memory.close();
   });
 });
