@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { createMemory, type Embedder, type Memory, type MemoryOptions, type SearchEpisodeItem } from '../src/index.js';
+import type { BenchMemory } from './http-memory.js';
 
 export interface Turn {
   role: 'user' | 'assistant';
@@ -131,41 +132,70 @@ export function protocolTurns(dataset: Dataset, sessionId: string, protocol: Pro
 }
 
 /**
- * Which of a question's haystack sessions are added. `full`: all of them (the paper's setting).
- * `personal`: only the simulated chats about a person's life (LongMemEval's own sessions, its
- * evidence among them), without the ShareGPT and UltraChat filler: every conversation then talks
- * about the same kinds of things (family, trips, hobbies, purchases), as between two people who
- * know each other, and topic alone no longer tells the evidence apart.
+ * Which of a question's haystack sessions are added, and how. `full`: all of them (the paper's
+ * setting). `personal`: only the simulated chats about a person's life (LongMemEval's own
+ * sessions, its evidence among them), without the ShareGPT and UltraChat filler: every
+ * conversation then talks about the same kinds of things (family, trips, hobbies, purchases), as
+ * between two people who know each other, and topic alone no longer tells the evidence apart.
+ * `days`: the personal chats, every `DAY_SESSIONS` consecutive ones stored as one conversation
+ * (one after another, dated as the first): each conversation then runs over several topics, as a
+ * day's talk between two people does, so a conversation's text and its vector no longer say what
+ * it is about, and only its sentences tell the evidence apart. A stored conversation counts for
+ * every session it holds.
  */
-export type Haystack = 'full' | 'personal';
+export type Haystack = 'full' | 'personal' | 'days';
+
+/** How many personal chats make one stored conversation under `--haystack days`. */
+export const DAY_SESSIONS = 3;
 
 export function inHaystack(sessionId: string, haystack: Haystack): boolean {
   return haystack === 'full' || !/^(?:sharegpt|ultrachat)_/.test(sessionId);
 }
 
+/** The stored conversations of a question's memory: each a list of haystack session indices, in order. */
+export function haystackGroups(q: Question, haystack: Haystack): number[][] {
+  const kept = q.haystack_session_ids.flatMap((id, i) => (inHaystack(id, haystack) ? [i] : []));
+  if (haystack !== 'days') return kept.map((i) => [i]);
+  const groups: number[][] = [];
+  for (let at = 0; at < kept.length; at += DAY_SESSIONS) groups.push(kept.slice(at, at + DAY_SESSIONS));
+  return groups;
+}
+
+/** The stored session id of a conversation (`s<i>`, or `s<i>_<j>_…` for several sessions). */
+const storedId = (group: readonly number[]) => `s${group.join('_')}`;
+
+/** The haystack session ids a stored session id stands for. */
+export function sessionsOf(q: Question, stored: string): string[] {
+  return stored.slice(1).split('_').map((i) => q.haystack_session_ids[Number(i)]!);
+}
+
 /**
- * A question's own memory, built through the public API as the protocol says: each haystack
- * session's turns, dated, added and flushed. Session ids in the data carry characters outside the
- * scope alphabet, so session i is stored as `s<i>`.
+ * A question's own memory, built through the public API as the protocol says: each stored
+ * conversation's turns, dated, added and flushed. Session ids in the data carry characters outside
+ * the scope alphabet, so session i is stored as `s<i>` (see `haystackGroups` for several).
  */
 export async function haystackMemory(dataset: Dataset, q: Question, embedder: Embedder, protocol: Protocol = 'user', options: Omit<MemoryOptions, 'embedder'> = {}, haystack: Haystack = 'full'): Promise<Memory> {
-  const memory = await createMemory({ ...options, embedder });
-  for (const [i, sessionId] of q.haystack_session_ids.entries()) {
-    if (!inHaystack(sessionId, haystack)) continue;
-    const at = parseHaystackDate(q.haystack_dates[i]!);
-    const turns = protocolTurns(dataset, sessionId, protocol);
+  return fillHaystack(await createMemory({ ...options, embedder }), dataset, q, protocol, haystack);
+}
+
+/** Adds a question's haystack to a memory, in-process or reached over HTTP (`http-memory.ts`). */
+export async function fillHaystack<M extends BenchMemory>(memory: M, dataset: Dataset, q: Question, protocol: Protocol = 'user', haystack: Haystack = 'full'): Promise<M> {
+  for (const group of haystackGroups(q, haystack)) {
+    const at = parseHaystackDate(q.haystack_dates[group[0]!]!);
+    const turns = group.flatMap((i) => protocolTurns(dataset, q.haystack_session_ids[i]!, protocol).map((t) => ({ ...t, session: i })));
     if (turns.length === 0) continue;
+    const sessionId = storedId(group);
     await memory.add({
-      session_id: `s${i}`,
-      messages: turns.map(({ turn, index }) => ({
-        id: `s${i}t${index}`,
+      session_id: sessionId,
+      messages: turns.map(({ turn, index, session }, k) => ({
+        id: `s${session}t${index}`,
         sender_id: (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant',
         role: (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant',
-        timestamp: at + index * 1000,
+        timestamp: at + (group.length === 1 ? index : k) * 1000,
         content: turn.content,
       })),
     });
-    await memory.flush({ session_id: `s${i}` });
+    await memory.flush({ session_id: sessionId });
   }
   return memory;
 }
@@ -223,8 +253,7 @@ export function turnRecall(evidence: readonly string[], episodes: readonly Searc
 export function rankedSessions(q: Question, episodes: readonly SearchEpisodeItem[]): string[] {
   const ranked: string[] = [];
   for (const e of episodes) {
-    const id = q.haystack_session_ids[Number(e.session_id!.slice(1))]!;
-    if (!ranked.includes(id)) ranked.push(id);
+    for (const id of sessionsOf(q, e.session_id!)) if (!ranked.includes(id)) ranked.push(id);
   }
   return ranked;
 }

@@ -19,14 +19,18 @@
  *
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
- *                            [--embedder-dims N] [--haystack full|personal] [--agentic-expansion]
+ *                            [--embedder-dims N] [--haystack full|personal|days] [--agentic-expansion]
+ *                            [--via memory|http]
  *
  * Data: LongMemEval-S (cleaned), MIT licence, expected at ../shared/data/longmemeval_s_dedup.json.gz
  * (see that folder's README for where it comes from); `--data PATH` points elsewhere.
  * By default each search asks for top_k 10 with radius 0; `--contract-defaults` sends only the query.
  * `--haystack personal` keeps only LongMemEval's own simulated chats about a person's life (the
- * evidence among them), without the ShareGPT and UltraChat filler (see `inHaystack`).
+ * evidence among them), without the ShareGPT and UltraChat filler (see `inHaystack`); `--haystack days`
+ * stores every three of those as one conversation of several topics (see `haystackGroups`).
  * `--agentic-expansion` turns on agentic's expansion round (`createMemory({ agenticExpansion })`).
+ * `--via http` builds every memory through `npm run serve` and its EverOS routes instead of in-process
+ * (`http-memory.ts`): what an outside evaluation measures.
  */
 import { parseArgs } from 'node:util';
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
@@ -34,9 +38,10 @@ import { stemmer } from '@orama/stemmers/english';
 import { stopwords } from '@orama/stopwords/english';
 import type { Embedder, SearchEpisodeItem, SearchMethod } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
+import { startBenchServer } from './http-memory.js';
 import {
-  BM25_REPLICATION, evidenceTurns, haystackMemory, inHaystack, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, turnRecall,
-  type Dataset, type Haystack, type Metrics, type Protocol, type Question,
+  BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, sessionsOf, turnRecall,
+  DAY_SESSIONS, type Dataset, type Haystack, type Metrics, type Protocol, type Question,
 } from './longmemeval.js';
 
 const { values } = parseArgs({
@@ -51,6 +56,7 @@ const { values } = parseArgs({
     'embedder-dims': { type: 'string' },
     haystack: { type: 'string', default: 'full' },
     'agentic-expansion': { type: 'boolean', default: false },
+    via: { type: 'string', default: 'memory' },
   },
 });
 
@@ -58,8 +64,11 @@ const PROTOCOLS: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['ot
 const protocols = PROTOCOLS[values.protocol!];
 if (!protocols) throw new Error(`--protocol must be a, b, c, both or abc, not ${values.protocol}`);
 if (!['fit', 'report', 'all'].includes(values.half!)) throw new Error(`--half must be fit, report or all, not ${values.half}`);
-if (!['full', 'personal'].includes(values.haystack!)) throw new Error(`--haystack must be full or personal, not ${values.haystack}`);
+if (!['full', 'personal', 'days'].includes(values.haystack!)) throw new Error(`--haystack must be full, personal or days, not ${values.haystack}`);
 const haystack = values.haystack as Haystack;
+if (!['memory', 'http'].includes(values.via!)) throw new Error(`--via must be memory or http, not ${values.via}`);
+if (values.via === 'http' && (values['embedder-dims'] || values['agentic-expansion'])) throw new Error('--via http searches the server as `npm run serve` starts it: no --embedder-dims or --agentic-expansion');
+const server = values.via === 'http' ? await startBenchServer() : null;
 const methods = values.methods!.split(',') as SearchMethod[];
 const BASELINE = 'bm25 (stemmed)';
 
@@ -93,18 +102,24 @@ interface Outcome {
   turn10: number | null;
 }
 
-/** Stemmed BM25 over the protocol's sessions (one document per session), the baseline to beat. */
+/** Stemmed BM25 over the protocol's stored conversations (one document each), the baseline to beat. */
 async function bm25Sessions(ds: Dataset, q: Question, protocol: Protocol): Promise<string[]> {
   const db = create({ schema: { text: 'string' } as const, components: { tokenizer: { stemming: true, stemmer, stopWords: stopwords } } });
-  const docs = [...new Set(q.haystack_session_ids)]
-    .filter((id) => inHaystack(id, haystack))
-    .map((id) => ({ id, text: protocolTurns(ds, id, protocol).map(({ turn }) => turn.content).join('\n') }))
+  const docs = haystackGroups(q, haystack)
+    .map((group) => ({ id: `s${group.join('_')}`, text: group.flatMap((i) => protocolTurns(ds, q.haystack_session_ids[i]!, protocol).map(({ turn }) => turn.content)).join('\n') }))
     .filter((d) => d.text.trim());
   await insertMultiple(db, docs);
   const hits = await oramaSearch(db, { term: q.question, limit: 10 });
-  return hits.hits.map((h) => h.document.id as string);
+  const ranked: string[] = [];
+  for (const hit of hits.hits) for (const id of sessionsOf(q, hit.document.id as string)) if (!ranked.includes(id)) ranked.push(id);
+  return ranked;
 }
 
+const HAYSTACK_LABEL: Record<Haystack, string> = {
+  full: '',
+  personal: 'personal haystack (no ShareGPT/UltraChat filler), ',
+  days: `days haystack (personal chats, ${DAY_SESSIONS} to a stored conversation), `,
+};
 const bucketOf = (s: number) => Math.min(9, Math.floor(s * 10));
 const report: Record<string, unknown> = {};
 const started = performance.now();
@@ -115,7 +130,9 @@ for (const protocol of protocols) {
   const reliability = { episode: Array.from({ length: 10 }, () => [0, 0, 0]), fact: Array.from({ length: 10 }, () => [0, 0, 0]) };
   let searchMs = 0;
   for (const [qi, q] of questions.entries()) {
-    const memory = await haystackMemory(dataset, q, embedder, protocol, { agenticExpansion: values['agentic-expansion']! }, haystack);
+    const memory = server
+      ? await fillHaystack(server.memoryFor(`${protocol}-q${qi}`), dataset, q, protocol, haystack)
+      : await haystackMemory(dataset, q, embedder, protocol, { agenticExpansion: values['agentic-expansion']! }, haystack);
     const evidence = evidenceTurns(dataset, q, protocol);
     const answers = new Set(q.answer_session_ids);
     for (const method of methods) {
@@ -130,7 +147,7 @@ for (const protocol of protocols) {
       });
       if (method === 'hybrid') {
         for (const e of episodes) {
-          const hit = answers.has(q.haystack_session_ids[Number(e.session_id!.slice(1))]!) ? 1 : 0;
+          const hit = sessionsOf(q, e.session_id!).some((id) => answers.has(id)) ? 1 : 0;
           for (const [kind, s] of [['episode', e.score], ...e.atomic_facts.map((f) => ['fact', f.score] as const)] as const) {
             const b = reliability[kind][bucketOf(s)]!;
             b[0]! += s;
@@ -169,7 +186,7 @@ for (const protocol of protocols) {
   if (!values.json) {
     const f = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
     const name = { user: '(a) user turns', all: '(b) all turns, both sides', other: '(c) both sides, roles swapped: evidence from the other participant' }[protocol];
-    console.log(`\nLongMemEval-S, protocol ${name}, ${haystack === "personal" ? "personal haystack (no ShareGPT/UltraChat filler), " : ""}${values.half} half, ${questions.length} questions, session level; embedder ${embedder.id}; ${(searchMs / Math.max(1, questions.length * methods.length)).toFixed(1)} ms/search`);
+    console.log(`\nLongMemEval-S, protocol ${name}, ${server ? `through HTTP (npm run serve at ${server.url}), ` : ''}${HAYSTACK_LABEL[haystack]}${values.half} half, ${questions.length} questions, session level; embedder ${embedder.id}; ${(searchMs / Math.max(1, questions.length * methods.length)).toFixed(1)} ms/search`);
     console.log('method            R_all@5  R_all@10  nDCG@5  nDCG@10  turn@5  turn@10');
     for (const [method, m] of Object.entries(perMethod)) {
       console.log(`${method.padEnd(17)} ${f(m.recall_all_at_5)}    ${f(m.recall_all_at_10)}     ${f(m.ndcg_any_at_5)}   ${f(m.ndcg_any_at_10)}   ${f(m.turn_recall_at_5)}  ${f(m.turn_recall_at_10)}`);
@@ -196,3 +213,4 @@ for (const protocol of protocols) {
 }
 
 if (values.json) console.log(JSON.stringify({ dataset: 'LongMemEval-S', half: values.half, embedder: embedder.id, protocols: report, bm25_replication: BM25_REPLICATION, seconds: (performance.now() - started) / 1000 }));
+await server?.stop();

