@@ -2,11 +2,13 @@
  * Opens the memory kept in a data directory the way every command of the CLI does (`serve`,
  * `mcp`, `export`, `import`): the SQLite store, the passphrase of `--passphrase-file` or
  * ENGRAM_PASSPHRASE, the bundled embedding model and, when ENGRAM_LLM_BASE_URL is set, an
- * OpenAI-compatible LLM. Notices go to stderr: stdout may belong to a protocol (MCP over stdio).
+ * OpenAI-compatible LLM. Notices go to stderr (stdout may belong to a protocol, MCP over stdio),
+ * each distinct one at most once a minute (notice-log.ts).
  */
 import { createMemory, type Memory } from '../engine.js';
 import { createDefaultEmbedder } from '../models/load-static-model.js';
 import { createOpenAiCompatibleLlm } from '../models/openai-compatible-llm.js';
+import { createNoticeLog } from './notice-log.js';
 import { serveEncryption } from '../store/encryption-source.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
 
@@ -20,6 +22,6 @@ export async function openDataDirectory(data: string, args: string[], env: Recor
     ...(await serveEncryption(args, env)),
     embedder: await createDefaultEmbedder(),
     llm,
-    onNotice: (n) => console.warn(`[engram] ${n.code}: ${n.message}`),
+    onNotice: createNoticeLog((line) => console.warn(line)),
   });
 }
