@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import { throughKnots, WIRE_KNOTS, type Knots, type WireMap } from '../src/search/scores.js';
 import { isotonicKnots, type Sample } from './isotonic.js';
-import { haystackMemory, isAbstention, loadDataset, questionHalf, type Protocol } from './longmemeval.js';
+import { haystackMemory, holdsAnswer, isAbstention, loadDataset, questionHalf, type Protocol } from './longmemeval.js';
 
 const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' }, dump: { type: 'string' } } });
 const BY_FLAG: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['other'], both: ['user', 'all'], abc: ['user', 'all', 'other'] };
@@ -69,8 +69,7 @@ for (const protocol of protocols) {
   const questions = fitHalf.slice(0, limitOf(protocol));
   for (const [qi, q] of questions.entries()) {
     const memory = await haystackMemory(dataset, q, embedder, protocol);
-    const answers = new Set(q.answer_session_ids);
-    const labelOf = (sessionId: string | null | undefined): 0 | 1 => (answers.has(q.haystack_session_ids[Number(sessionId!.slice(1))]!) ? 1 : 0);
+    const labelOf = (sessionId: string | null | undefined): 0 | 1 => (holdsAnswer(q, sessionId!) ? 1 : 0);
     const wide = await memory.searchWithTrace({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 50, radius: 0 });
     for (const e of wide.response.data.episodes) {
       evidence.unit.push({ x: wide.trace.evidence[e.id]!, label: labelOf(e.session_id) });

@@ -34,6 +34,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export async function startBenchServer(): Promise<BenchServer> {
   const data = await mkdtemp(join(tmpdir(), 'engram-bench-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/serve-cli.ts', '--port', '0', '--data', data], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A bench that fails part-way must not leave the server running.
+  const killChild = () => child.kill('SIGTERM');
+  process.once('exit', killChild);
   const url = await listening(child);
   const call = async (route: string, body: Record<string, unknown>): Promise<unknown> => {
     const response = await fetch(`${url}/api/v1/memory/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -50,6 +53,7 @@ export async function startBenchServer(): Promise<BenchServer> {
       close: async () => {},
     }),
     async stop() {
+      process.off('exit', killChild);
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;

@@ -162,11 +162,23 @@ export function haystackGroups(q: Question, haystack: Haystack): number[][] {
 }
 
 /** The stored session id of a conversation (`s<i>`, or `s<i>_<j>_…` for several sessions). */
-const storedId = (group: readonly number[]) => `s${group.join('_')}`;
+export const storedId = (group: readonly number[]) => `s${group.join('_')}`;
 
 /** The haystack session ids a stored session id stands for. */
 export function sessionsOf(q: Question, stored: string): string[] {
   return stored.slice(1).split('_').map((i) => q.haystack_session_ids[Number(i)]!);
+}
+
+/** Whether a stored conversation holds one of the question's answer sessions. */
+export function holdsAnswer(q: Question, stored: string): boolean {
+  return sessionsOf(q, stored).some((id) => q.answer_session_ids.includes(id));
+}
+
+/** The haystack session ids of stored conversations in ranked order, each once, first place first. */
+export function sessionsInOrder(q: Question, storedIds: Iterable<string>): string[] {
+  const ranked: string[] = [];
+  for (const stored of storedIds) for (const id of sessionsOf(q, stored)) if (!ranked.includes(id)) ranked.push(id);
+  return ranked;
 }
 
 /**
@@ -191,6 +203,7 @@ export async function fillHaystack<M extends BenchMemory>(memory: M, dataset: Da
         id: `s${session}t${index}`,
         sender_id: (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant',
         role: (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant',
+        // A lone session keeps its turns' own places (as before groups existed); a group counts on across its sessions.
         timestamp: at + (group.length === 1 ? index : k) * 1000,
         content: turn.content,
       })),
@@ -251,9 +264,5 @@ export function turnRecall(evidence: readonly string[], episodes: readonly Searc
 
 /** The haystack session ids of retrieved episodes, first occurrence first. */
 export function rankedSessions(q: Question, episodes: readonly SearchEpisodeItem[]): string[] {
-  const ranked: string[] = [];
-  for (const e of episodes) {
-    for (const id of sessionsOf(q, e.session_id!)) if (!ranked.includes(id)) ranked.push(id);
-  }
-  return ranked;
+  return sessionsInOrder(q, episodes.map((e) => e.session_id!));
 }

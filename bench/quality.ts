@@ -40,7 +40,7 @@ import type { Embedder, SearchEpisodeItem, SearchMethod } from '../src/index.js'
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import { startBenchServer } from './http-memory.js';
 import {
-  BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, sessionsOf, turnRecall,
+  BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, sessionsInOrder, storedId, turnRecall,
   DAY_SESSIONS, type Dataset, type Haystack, type Metrics, type Protocol, type Question,
 } from './longmemeval.js';
 
@@ -106,13 +106,11 @@ interface Outcome {
 async function bm25Sessions(ds: Dataset, q: Question, protocol: Protocol): Promise<string[]> {
   const db = create({ schema: { text: 'string' } as const, components: { tokenizer: { stemming: true, stemmer, stopWords: stopwords } } });
   const docs = haystackGroups(q, haystack)
-    .map((group) => ({ id: `s${group.join('_')}`, text: group.flatMap((i) => protocolTurns(ds, q.haystack_session_ids[i]!, protocol).map(({ turn }) => turn.content)).join('\n') }))
+    .map((group) => ({ id: storedId(group), text: group.flatMap((i) => protocolTurns(ds, q.haystack_session_ids[i]!, protocol).map(({ turn }) => turn.content)).join('\n') }))
     .filter((d) => d.text.trim());
   await insertMultiple(db, docs);
   const hits = await oramaSearch(db, { term: q.question, limit: 10 });
-  const ranked: string[] = [];
-  for (const hit of hits.hits) for (const id of sessionsOf(q, hit.document.id as string)) if (!ranked.includes(id)) ranked.push(id);
-  return ranked;
+  return sessionsInOrder(q, hits.hits.map((h) => h.document.id as string));
 }
 
 const HAYSTACK_LABEL: Record<Haystack, string> = {
@@ -134,7 +132,6 @@ for (const protocol of protocols) {
       ? await fillHaystack(server.memoryFor(`${protocol}-q${qi}`), dataset, q, protocol, haystack)
       : await haystackMemory(dataset, q, embedder, protocol, { agenticExpansion: values['agentic-expansion']! }, haystack);
     const evidence = evidenceTurns(dataset, q, protocol);
-    const answers = new Set(q.answer_session_ids);
     for (const method of methods) {
       const t0 = performance.now();
       const params = values['contract-defaults'] ? {} : { top_k: 10, radius: 0 };
@@ -147,7 +144,7 @@ for (const protocol of protocols) {
       });
       if (method === 'hybrid') {
         for (const e of episodes) {
-          const hit = sessionsOf(q, e.session_id!).some((id) => answers.has(id)) ? 1 : 0;
+          const hit = holdsAnswer(q, e.session_id!) ? 1 : 0;
           for (const [kind, s] of [['episode', e.score], ...e.atomic_facts.map((f) => ['fact', f.score] as const)] as const) {
             const b = reliability[kind][bucketOf(s)]!;
             b[0]! += s;
