@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SearchResponse } from '../src/index.js';
+import type { RerankerChoice } from '../src/cli/open-memory.js';
 
 /** The part of the memory API the benches call. */
 export interface BenchMemory {
@@ -30,10 +31,10 @@ export interface BenchServer {
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Starts the server on a free port over a fresh data directory; resolves once it listens. */
-export async function startBenchServer(): Promise<BenchServer> {
+/** Starts the server on a free port over a fresh data directory (with `--reranker`, default the server's own); resolves once it listens. */
+export async function startBenchServer(options: { reranker?: RerankerChoice } = {}): Promise<BenchServer> {
   const data = await mkdtemp(join(tmpdir(), 'engram-bench-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/serve-cli.ts', '--port', '0', '--data', data], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/http/serve-cli.ts', '--port', '0', '--data', data, '--reranker', options.reranker ?? 'teacher'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   // A bench that fails part-way must not leave the server running.
   const killChild = () => child.kill('SIGTERM');
   process.once('exit', killChild);

@@ -20,7 +20,7 @@
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
  *                            [--embedder-dims N] [--haystack full|personal|days] [--agentic-expansion]
- *                            [--via memory|http]
+ *                            [--via memory|http] [--reranker none|teacher]
  *
  * Data: LongMemEval-S (cleaned), MIT licence, expected at ../shared/data/longmemeval_s_dedup.json.gz
  * (see that folder's README for where it comes from); `--data PATH` points elsewhere.
@@ -30,7 +30,8 @@
  * stores every three of those as one conversation of several topics (see `haystackGroups`).
  * `--agentic-expansion` turns on agentic's expansion round (`createMemory({ agenticExpansion })`).
  * `--via http` builds every memory through `npm run serve` and its EverOS routes instead of in-process
- * (`http-memory.ts`): what an outside evaluation measures.
+ * (`http-memory.ts`): what an outside evaluation measures. `--reranker teacher` gives agentic search
+ * the teacher reranker as `npm run serve` does by default (none by default here, as in `createMemory`).
  */
 import { parseArgs } from 'node:util';
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
@@ -38,6 +39,8 @@ import { stemmer } from '@orama/stemmers/english';
 import { stopwords } from '@orama/stopwords/english';
 import type { Embedder, SearchEpisodeItem, SearchMethod } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
+import { createTeacherReranker } from '../src/models/teacher-reranker.js';
+import { readRerankerChoice } from '../src/cli/open-memory.js';
 import { startBenchServer } from './http-memory.js';
 import {
   BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, sessionsInOrder, storedId, turnRecall,
@@ -57,6 +60,7 @@ const { values } = parseArgs({
     haystack: { type: 'string', default: 'full' },
     'agentic-expansion': { type: 'boolean', default: false },
     via: { type: 'string', default: 'memory' },
+    reranker: { type: 'string' },
   },
 });
 
@@ -68,7 +72,10 @@ if (!['full', 'personal', 'days'].includes(values.haystack!)) throw new Error(`-
 const haystack = values.haystack as Haystack;
 if (!['memory', 'http'].includes(values.via!)) throw new Error(`--via must be memory or http, not ${values.via}`);
 if (values.via === 'http' && (values['embedder-dims'] || values['agentic-expansion'])) throw new Error('--via http searches the server as `npm run serve` starts it: no --embedder-dims or --agentic-expansion');
-const server = values.via === 'http' ? await startBenchServer() : null;
+const rerankerChoice = readRerankerChoice(values.reranker, 'none');
+const server = values.via === 'http' ? await startBenchServer({ reranker: rerankerChoice }) : null;
+// As `npm run serve` holds it: no record is handed to the reranker as it is written (open-memory.ts).
+const teacher = rerankerChoice === 'teacher' && !server ? await createTeacherReranker({ split: 'line' }) : null;
 const methods = values.methods!.split(',') as SearchMethod[];
 const BASELINE = 'bm25 (stemmed)';
 
@@ -130,7 +137,7 @@ for (const protocol of protocols) {
   for (const [qi, q] of questions.entries()) {
     const memory = server
       ? await fillHaystack(server.memoryFor(`${protocol}-q${qi}`), dataset, q, protocol, haystack)
-      : await haystackMemory(dataset, q, embedder, protocol, { agenticExpansion: values['agentic-expansion']! }, haystack);
+      : await haystackMemory(dataset, q, embedder, protocol, { agenticExpansion: values['agentic-expansion']!, ...(teacher ? { reranker: { id: teacher.id, rerank: (query, candidates) => teacher.rerank(query, candidates) } } : {}) }, haystack);
     const evidence = evidenceTurns(dataset, q, protocol);
     for (const method of methods) {
       const t0 = performance.now();
@@ -183,7 +190,7 @@ for (const protocol of protocols) {
   if (!values.json) {
     const f = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
     const name = { user: '(a) user turns', all: '(b) all turns, both sides', other: '(c) both sides, roles swapped: evidence from the other participant' }[protocol];
-    console.log(`\nLongMemEval-S, protocol ${name}, ${server ? `through HTTP (npm run serve at ${server.url}), ` : ''}${HAYSTACK_LABEL[haystack]}${values.half} half, ${questions.length} questions, session level; embedder ${embedder.id}; ${(searchMs / Math.max(1, questions.length * methods.length)).toFixed(1)} ms/search`);
+    console.log(`\nLongMemEval-S, protocol ${name}, ${server ? `through HTTP (npm run serve at ${server.url}), ` : ''}${HAYSTACK_LABEL[haystack]}${values.half} half, ${questions.length} questions, session level; embedder ${embedder.id}; agentic reranker ${rerankerChoice}; ${(searchMs / Math.max(1, questions.length * methods.length)).toFixed(1)} ms/search`);
     console.log('method            R_all@5  R_all@10  nDCG@5  nDCG@10  turn@5  turn@10');
     for (const [method, m] of Object.entries(perMethod)) {
       console.log(`${method.padEnd(17)} ${f(m.recall_all_at_5)}    ${f(m.recall_all_at_10)}     ${f(m.ndcg_any_at_5)}   ${f(m.ndcg_any_at_10)}   ${f(m.turn_recall_at_5)}  ${f(m.turn_recall_at_10)}`);
@@ -209,5 +216,5 @@ for (const protocol of protocols) {
   }
 }
 
-if (values.json) console.log(JSON.stringify({ dataset: 'LongMemEval-S', half: values.half, embedder: embedder.id, protocols: report, bm25_replication: BM25_REPLICATION, seconds: (performance.now() - started) / 1000 }));
+if (values.json) console.log(JSON.stringify({ dataset: 'LongMemEval-S', half: values.half, embedder: embedder.id, agentic_reranker: rerankerChoice, protocols: report, bm25_replication: BM25_REPLICATION, seconds: (performance.now() - started) / 1000 }));
 await server?.stop();

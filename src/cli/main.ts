@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { isMemoryError } from '../errors.js';
 import { serveMcpStdio } from '../mcp/stdio.js';
 import { SERVE_HELP, serve } from '../http/serve-cli.js';
-import { openDataDirectory } from './open-memory.js';
+import { openDataDirectory, readRerankerChoice } from './open-memory.js';
 
 const HELP = `Usage: engram-memory <command> [options]
 
@@ -29,11 +29,12 @@ engram-memory <command> --help shows a command's own options.`;
 
 const COMMAND_HELP: Record<string, string> = {
   serve: SERVE_HELP.replace('npm run serve --', 'engram-memory serve'),
-  mcp: `Usage: engram-memory mcp [--data ./.engram] [--passphrase-file PATH] [--app-id ID --project-id ID]
+  mcp: `Usage: engram-memory mcp [--data ./.engram] [--passphrase-file PATH] [--app-id ID --project-id ID] [--reranker teacher|none]
 
 Serves the memory over MCP on stdin/stdout: tools add_memory, flush_memory, search_memory,
 get_memories, delete_memory; resources engram://profile/{user_id}. --app-id and --project-id pin
-every call to one app and project. Logs go to stderr.`,
+every call to one app and project. --reranker: what reorders agentic search's best candidates
+(default teacher, Universal Sentence Encoder lite on the CPU). Logs go to stderr.`,
   export: `Usage: engram-memory export [--data ./.engram] [--out FILE] [--markdown DIR]
 
 Writes everything the memory holds as a versioned JSON bundle (vectors included) to FILE, or to
@@ -51,12 +52,13 @@ const COMMON = {
 } as const;
 
 async function mcp(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { ...COMMON, 'app-id': { type: 'string' }, 'project-id': { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { ...COMMON, 'app-id': { type: 'string' }, 'project-id': { type: 'string' }, reranker: { type: 'string' } } });
   if (values.help) return void console.log(COMMAND_HELP['mcp']);
   const appId = values['app-id'];
   const projectId = values['project-id'];
   if ((appId === undefined) !== (projectId === undefined)) throw new Error('--app-id and --project-id go together');
-  const memory = await openDataDirectory(values.data, args);
+  const reranker = readRerankerChoice(values.reranker, 'teacher');
+  const memory = await openDataDirectory(values.data, args, process.env, { reranker });
   try {
     await serveMcpStdio(memory, appId !== undefined && projectId !== undefined ? { tenancy: { app_id: appId, project_id: projectId } } : {});
   } finally {

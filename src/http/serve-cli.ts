@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { openDataDirectory } from '../cli/open-memory.js';
+import { openDataDirectory, readRerankerChoice, type RerankerChoice } from '../cli/open-memory.js';
 import { isMemoryError } from '../errors.js';
 import { handleMcpRequest } from '../mcp/http.js';
 import { createErrorRenderer, createFetchHandler, type HandlerOptions } from './handler.js';
@@ -25,6 +25,8 @@ export const SERVE_HELP = `Usage: npm run serve -- [--port 8787] [--host 127.0.0
   --insecure-no-token   listen on a non-loopback --host without a token (anyone who reaches it can read and erase)
   --tablestore          also serve Tablestore's POST /SearchMemories (memoryStoreName = project_id)
   --breeth-user ID      also serve Breeth's POST /v1/search over user ID's memory (group_id = project_id)
+  --reranker teacher|none  what reorders agentic search's best candidates (default teacher: Universal
+                        Sentence Encoder lite on this machine's CPU, about a second for a new question)
 
 MCP (Streamable HTTP) is served at /mcp and the OpenAPI document at /openapi.json.
 Refused before any route: POST bodies that are not application/json (415), requests from a web
@@ -40,6 +42,8 @@ export interface ServeSettings {
   data: string;
   tablestore: boolean;
   breethUser: string | undefined;
+  /** The reranker of agentic search (`--reranker`, default teacher). */
+  reranker: RerankerChoice;
   token: string | undefined;
   allowOrigins: string[];
   allowHosts: string[];
@@ -64,6 +68,7 @@ export function readServeSettings(args: string[], env: Record<string, string | u
       'insecure-no-token': { type: 'boolean', default: false },
       tablestore: { type: 'boolean', default: false },
       'breeth-user': { type: 'string' },
+      reranker: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -82,6 +87,7 @@ export function readServeSettings(args: string[], env: Record<string, string | u
     data: values.data!,
     tablestore: values.tablestore!,
     breethUser: values['breeth-user'],
+    reranker: readRerankerChoice(values.reranker, 'teacher'),
     token,
     allowOrigins,
     allowHosts: values['allow-host']!,
@@ -96,7 +102,7 @@ export async function serve(args: string[] = process.argv.slice(2)): Promise<voi
     return;
   }
   const values = settings;
-  const memory = await openDataDirectory(values.data, args);
+  const memory = await openDataDirectory(values.data, args, process.env, { reranker: values.reranker });
   const handlerOptions: HandlerOptions = {
     onError: (e) => console.error('[engram] unexpected error', e),
     mcp: handleMcpRequest,

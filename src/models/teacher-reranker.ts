@@ -7,8 +7,8 @@
  *
  * Node only: the npm packages that ship the model load it from disk and bundle the Node builds of
  * TensorFlow.js. They are imported when a reranker is created, never by the engine itself.
- * Candidate vectors are kept in a small LRU cache, so agentic round 2 and repeated searches over
- * the same memories embed only the query.
+ * Segment vectors are kept in an LRU cache, so agentic round 2 and repeated searches over the
+ * same memories embed only the query and what they have not seen.
  */
 
 import { MemoryError, throwIfAborted, wrapError } from '../errors.js';
@@ -28,7 +28,7 @@ export interface TeacherRerankerOptions {
   split?: SegmentSplit;
   /** Segments embedded per candidate, the first ones. Default 64. */
   maxSegments?: number;
-  /** Candidate texts whose vectors are kept, least recently used dropped first. Default 256. */
+  /** Segments whose vectors are kept, least recently used dropped first. Default 8192 (about 16 MB). */
   cacheSize?: number;
   /** Texts per encoder call. Default 32. */
   batchSize?: number;
@@ -72,7 +72,7 @@ export function splitSegments(text: string, split: SegmentSplit = 'sentence', ma
 export async function createTeacherReranker(options: TeacherRerankerOptions = {}): Promise<TeacherReranker> {
   const split = options.split ?? 'sentence';
   const maxSegments = Math.max(1, options.maxSegments ?? 64);
-  const cacheSize = Math.max(0, options.cacheSize ?? 256);
+  const cacheSize = Math.max(0, options.cacheSize ?? 8192);
   const batchSize = Math.max(1, options.batchSize ?? 32);
   let encoder: SentenceEncoder;
   try {
@@ -81,7 +81,9 @@ export async function createTeacherReranker(options: TeacherRerankerOptions = {}
     throw wrapError(error, 'MODEL_UNAVAILABLE', 'Cannot load the Universal Sentence Encoder lite');
   }
 
-  const cache = new Map<string, Float32Array[]>();
+  // Vectors by segment, not by candidate text: agentic search hands the reranker what each
+  // candidate says about the query (its best facts), so the same fact recurs in texts that differ.
+  const cache = new Map<string, Float32Array>();
   const stats = { hits: 0, misses: 0 };
 
   const encode = async (texts: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[]> => {
@@ -100,32 +102,35 @@ export async function createTeacherReranker(options: TeacherRerankerOptions = {}
     return out;
   };
 
-  const remember = (text: string, vectors: Float32Array[]) => {
+  const remember = (segment: string, vector: Float32Array) => {
     if (cacheSize === 0) return;
-    cache.delete(text);
-    cache.set(text, vectors);
+    cache.delete(segment);
+    cache.set(segment, vector);
     while (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
   };
 
   /** Segment vectors of each text, from the cache where possible; the rest embedded in shared batches. */
   const segmentVectors = async (texts: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[][]> => {
-    const result: (Float32Array[] | undefined)[] = texts.map((text) => {
-      const hit = cache.get(text);
+    const segments = texts.map((text) => splitSegments(text, split, maxSegments));
+    const known = new Map<string, Float32Array>();
+    const missing = new Set<string>();
+    for (const segment of segments.flat()) {
+      if (known.has(segment) || missing.has(segment)) continue;
+      const hit = cache.get(segment);
       if (hit) {
         stats.hits++;
-        remember(text, hit); // refresh its place in the LRU order
-      }
-      return hit;
-    });
-    const missing = [...new Set(texts.filter((_, i) => result[i] === undefined))];
-    stats.misses += missing.length;
-    const segments = missing.map((text) => splitSegments(text, split, maxSegments));
-    const unique = [...new Set(segments.flat())];
-    const vectors = await encode(unique, signal);
-    const bySegment = new Map(unique.map((s, i) => [s, vectors[i] as Float32Array]));
-    const fresh = new Map(missing.map((text, i) => [text, (segments[i] ?? []).map((s) => bySegment.get(s) as Float32Array)]));
-    for (const [text, v] of fresh) remember(text, v);
-    return texts.map((text, i) => result[i] ?? fresh.get(text) ?? []);
+        remember(segment, hit); // refresh its place in the LRU order
+        known.set(segment, hit);
+      } else missing.add(segment);
+    }
+    stats.misses += missing.size;
+    const fresh = [...missing];
+    const vectors = await encode(fresh, signal);
+    for (const [i, segment] of fresh.entries()) {
+      known.set(segment, vectors[i] as Float32Array);
+      remember(segment, vectors[i] as Float32Array);
+    }
+    return segments.map((list) => list.map((segment) => known.get(segment) as Float32Array));
   };
 
   return {

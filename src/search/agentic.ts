@@ -1,17 +1,18 @@
 /**
- * Agentic retrieval: round 1 recalls a wide pool and reranks it (when a reranker is set). Without
- * any model a second round still runs: a question that joins several things is asked one part
- * at a time (decompose.ts), and, with `agenticExpansion`, the question is asked again with the
- * words round 1's best facts share (expand.ts); each joins round 1 so that its best places stay. Then, with an LLM, it
- * judges whether the top 10 are enough to answer. If not, it writes 2–3 supplementary queries
- * (5–300 characters, none equal to the original) which run in parallel; everything is fused by
- * RRF, deduped, capped at 40 and reranked. Either round keeps at least what the caller asked for
+ * Agentic retrieval: round 1 recalls a wide pool; a reranker, when set, reorders its head, fused
+ * with hybrid's order (`rerankUnits`). Without any model a second round still runs: a question
+ * that joins several things is asked one part at a time (decompose.ts), and, with
+ * `agenticExpansion`, the question is asked again with the words round 1's best facts share
+ * (expand.ts); each joins round 1 so that its best places stay. Then, with an LLM, it judges
+ * whether the top 10 are enough to answer. If not, it writes 2–3 supplementary queries (5–300
+ * characters, none equal to the original) which run in parallel; everything is fused by RRF,
+ * deduped, capped at 40 and reranked. Either round keeps at least what the caller asked for
  * (`top_k`, up to 100 for -1). Without an LLM, or when the LLM, the reranker or a round fails, it
  * answers with what the rounds before found and a notice says why.
  */
 import type { Llm, ModelCallOptions, Reranker } from '../models/ports.js';
 import { completeJson } from '../models/llm-json.js';
-import { searchText } from '../records.js';
+import { searchText, type MemoryRecord } from '../records.js';
 import type { UnitCandidate } from './episode-track.js';
 import { unlessFailed } from './degrade.js';
 import { decomposeQuery } from './decompose.js';
@@ -70,21 +71,62 @@ function describe(candidates: readonly UnitCandidate[]): string {
 }
 
 /**
- * Reranks candidates with the configured reranker (its 0..1 score becomes theirs), or keeps the
- * calibrated order without one, or when it fails (`notice` says so).
+ * Round 1's best this many are reranked; the rest keep their place. Chosen on the fit half of
+ * LongMemEval-S (`npm run bench:quality -- --half fit --reranker teacher`) among 20 and 30.
+ */
+export const RERANK_UNITS = 20;
+/**
+ * An episode shows the reranker its subject and its best this many facts or passages for the
+ * query, not its whole text: what it says about the question, in a few short lines a model reads
+ * whole (a cross-encoder stops at 512 tokens, a conversation does not) and a cache can keep
+ * (a fact's lines recur from one question to the next). Chosen on the fit half among 2 and 4.
+ */
+export const RERANK_CHILDREN = 4;
+
+/**
+ * The given list's best this many keep their place; the reranker reorders what is below. Chosen on
+ * the fit half among 0, 1 and 3 (in the runs that chose it): with 0, single-session questions'
+ * one right answer sometimes left first place (nDCG@10 .939 against .942 with 1); 3 kept R_all@5
+ * lower (.935 against .948).
+ */
+export const RERANK_HEAD = 1;
+
+/** What the reranker reads for a candidate: an episode's subject and its best children, else the record's text. */
+export function rerankText(candidate: UnitCandidate): string {
+  const record = candidate.record;
+  if (record.kind !== 'episode' || candidate.children.length === 0) return searchText(record);
+  return [record.subject, ...candidate.children.slice(0, RERANK_CHILDREN).map((c) => searchText(c.record))].filter((line) => line.trim()).join('\n');
+}
+
+/** The texts a reranker may be handed for a stored record (see rerankText), to prepare ahead of queries. */
+export function rerankTextsOf(record: MemoryRecord): string[] {
+  if (record.kind === 'profile') return [];
+  return [record.kind === 'episode' ? record.subject : searchText(record)];
+}
+
+/**
+ * Reranks the first `RERANK_UNITS` candidates (given best first) with the configured reranker and,
+ * below the first `RERANK_HEAD`, fuses its order with the given one by RRF: the reranker reads
+ * word order and context the hybrid legs do not, the given order holds what the reranker's short
+ * view of a candidate misses, and a unit both put high stays high. Scores follow places (the i-th unit gets the i-th best calibrated score), so a
+ * score means on the wire what it means for hybrid at that place. Without a reranker, or when it
+ * fails (`notice` says so), the calibrated order.
  */
 export async function rerankUnits(reranker: Reranker | null, query: string, candidates: UnitCandidate[], keep: number, options: ModelCallOptions, notice?: AgenticDeps['notice']): Promise<UnitCandidate[]> {
-  const calibratedOrder = () => [...candidates].sort((a, b) => b.score - a.score).slice(0, keep);
-  if (!reranker || candidates.length === 0) return calibratedOrder();
-  const scores = await unlessFailed(() => reranker.rerank(query, candidates.map((c) => ({ id: c.record.id, text: searchText(c.record) })), options), options.signal, (code) => {
+  const calibrated = [...candidates].sort((a, b) => b.score - a.score);
+  if (!reranker || candidates.length === 0) return calibrated.slice(0, keep);
+  const head = candidates.slice(0, RERANK_UNITS);
+  const scores = await unlessFailed(() => reranker.rerank(query, head.map((c) => ({ id: c.record.id, text: rerankText(c) })), options), options.signal, (code) => {
     notice?.('agentic.reranker_failed', `The reranker failed (${code}): candidates kept the calibrated hybrid order.`);
   });
-  if (!scores) return calibratedOrder();
-  const byId = new Map(scores.map((s) => [s.id, s.score]));
-  return candidates
-    .map((c) => ({ ...c, score: byId.get(c.record.id) ?? 0 }))
-    .sort((a, b) => b.score - a.score)
-    .slice(0, keep);
+  if (!scores) return calibrated.slice(0, keep);
+  const byId = new Map(candidates.map((c) => [c.record.id, c]));
+  const reranked = [...scores].sort((a, b) => b.score - a.score).map((s) => s.id).filter((id) => byId.has(id));
+  const first = candidates.slice(0, RERANK_HEAD);
+  const stays = new Set(first.map((c) => c.record.id));
+  const below = (ids: string[]) => ids.filter((id) => !stays.has(id));
+  const fused = [...first, ...rrf([below(candidates.map((c) => c.record.id)), below(reranked)]).map(({ id }) => byId.get(id)!)];
+  return fused.slice(0, keep).map((c, i) => ({ ...c, score: calibrated[i]!.score }));
 }
 
 /**
@@ -171,8 +213,8 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
   const options: ModelCallOptions = deps.signal ? { signal: deps.signal } : {};
   const keep1 = Math.max(ROUND1_KEEP, deps.keep);
   const pool = (await deps.recall(query)).slice(0, Math.max(ROUND1_POOL, deps.keep));
-  // Without a reranker round 1 is hybrid's own candidate list, so the answer is shaped as hybrid's is.
-  let round1 = deps.reranker ? await rerankUnits(deps.reranker, query, pool, keep1, options, deps.notice) : pool;
+  // Without a reranker round 1 is hybrid's own candidate list; with one, the same list reordered.
+  let round1 = deps.reranker ? await rerankUnits(deps.reranker, query, pool, pool.length, options, deps.notice) : pool;
   if (!deps.reranker) deps.notice('agentic.no_reranker', 'No reranker is configured: round 1 kept the calibrated hybrid order.');
   let rounds = 1;
   const asked: string[] = [];

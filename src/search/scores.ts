@@ -209,13 +209,17 @@ export function throughKnots(x: number, knots: Knots): number {
   return 1;
 }
 
-/** Reciprocal-rank fusion of ranked id lists; returns ids best first with their fused score. */
+/**
+ * Reciprocal-rank fusion of ranked id lists; returns ids best first with their fused score. Ties
+ * (a swap of neighbours ties exactly) keep the order of first sight, the first list's first: the
+ * answer follows the lists, never the ids, which are random per store.
+ */
 export function rrf(lists: readonly (readonly string[])[], k = RRF_K): { id: string; score: number }[] {
   const scores = new Map<string, number>();
   for (const list of lists) {
     list.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + rank + 1)));
   }
-  return [...scores.entries()].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  return [...scores.entries()].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }
 
 /** Rounds a score for the wire (stable output, no float noise). */

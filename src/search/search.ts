@@ -65,7 +65,7 @@ export interface SearchDeps extends ModelCallOptions {
   now: () => number;
 }
 
-function nestFacts(candidate: UnitCandidate, floor: number, raw: 'cos' | 'bm25' | 'score') {
+function nestFacts(candidate: UnitCandidate, floor: number, raw: 'cos' | 'bm25') {
   return candidate.children
     .filter((c) => c.score >= floor && (raw !== 'bm25' || c.bm25 > 0))
     .sort((a, b) => b[raw] - a[raw])
@@ -165,15 +165,8 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
       });
       rounds = result.rounds;
       supplementary = result.supplementaryQueries;
-      // Reranked candidates carry the reranker's scores, which facts cannot compete with.
-      if (!deps.reranker) shapeCompeting(result.candidates);
-      else {
-        for (const c of result.candidates.filter((c) => c.score >= floor).slice(0, limit)) {
-          legs[c.record.id] = c.legs;
-          noteCosine(c);
-          data.episodes.push(episodeItem(c.record, c.score, nestFacts(c, floor, 'score')));
-        }
-      }
+      // Every round keeps hybrid's calibrated scores by place (agentic.ts), so the answer is shaped as hybrid's is.
+      shapeCompeting(result.candidates);
     }
 
     if (request.scope.owner_type === 'agent') {

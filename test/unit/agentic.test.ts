@@ -5,8 +5,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createMemory, type Memory } from '../../src/index.js';
 import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
-import type { Embedder, Reranker } from '../../src/models/ports.js';
-import { acceptQueries } from '../../src/search/agentic.js';
+import type { Embedder, Reranker, RerankCandidate } from '../../src/models/ports.js';
+import { acceptQueries, RERANK_CHILDREN, RERANK_HEAD, RERANK_UNITS, rerankUnits } from '../../src/search/agentic.js';
+import type { UnitCandidate } from '../../src/search/episode-track.js';
 import { scriptedLlmDouble, type ScriptStep } from '../support/scripted-llm.js';
 
 const T0 = Date.UTC(2026, 9, 1, 9);
@@ -92,21 +93,65 @@ describe('agentic retrieval', () => {
     expect(response.data.episodes.length).toBeGreaterThan(0);
   });
 
-  it('uses the reranker in round 1 and reports its scores', async () => {
-    const calls: string[][] = [];
+  it('fuses the reranker\'s order with hybrid\'s by RRF, scores following places, and shows it each episode\'s best lines', async () => {
+    const seen: RerankCandidate[][] = [];
     const rerankerDouble: Reranker = {
       id: 'prefers-cello-double',
       async rerank(_query, candidates) {
-        calls.push(candidates.map((c) => c.id));
-        return candidates.map((c) => ({ id: c.id, score: c.text.includes('cello') ? 0.99 : 0.1 }));
+        seen.push([...candidates]);
+        // Cello first, the dog last: hybrid's second place loses to what the reranker puts first.
+        const order = ['cello', 'Lisbon', 'sourdough', 'engineer', 'dog'];
+        return candidates.map((c) => ({ id: c.id, score: 1 - Math.max(0, order.findIndex((w) => c.text.includes(w))) / 10 }));
       },
     };
     const { memory } = await memoryWith([sufficient], rerankerDouble);
-    const { response, trace } = await memory.searchWithTrace({ user_id: 'u1', query: 'Where am I flying in March?', method: 'agentic', top_k: 3, radius: 0 });
-    expect(calls.length).toBe(1);
-    expect(response.data.episodes[0]!.episode).toContain('cello');
-    expect(response.data.episodes[0]!.score).toBeCloseTo(0.99, 5);
+    const query = 'Where am I flying in March?';
+    const hybrid = await memory.search({ user_id: 'u1', query, method: 'hybrid', top_k: 5, radius: 0 });
+    const { response, trace } = await memory.searchWithTrace({ user_id: 'u1', query, method: 'agentic', top_k: 5, radius: 0 });
+
+    expect(seen.length).toBe(1);
+    const hybridOrder = hybrid.data.episodes.map((e) => e.id);
+    const agenticOrder = response.data.episodes.map((e) => e.id);
+    const cello = response.data.episodes.find((e) => e.episode.includes('cello'))!.id;
+    // Hybrid's best stays first (both lists put it high); the reranker's favourite rises.
+    expect(agenticOrder[0]).toBe(hybridOrder[0]);
+    expect(agenticOrder.indexOf(cello)).toBeLessThan(hybridOrder.indexOf(cello));
+    expect(new Set(agenticOrder)).toEqual(new Set(hybridOrder));
+    // Scores follow places: the i-th episode shows hybrid's i-th calibrated score.
+    expect(response.data.episodes.map((e) => e.score)).toEqual(hybrid.data.episodes.map((e) => e.score));
+    // An episode is shown to the reranker as its subject and at most RERANK_CHILDREN best lines.
+    for (const candidate of seen[0]!) {
+      const lines = candidate.text.split('\n');
+      expect(lines.length).toBeLessThanOrEqual(1 + RERANK_CHILDREN);
+    }
+    expect(seen[0]!.some((c) => c.text.split('\n').some((line) => line.includes('cello')))).toBe(true);
     expect(trace.notices.map((n) => n.code)).not.toContain('agentic.no_reranker');
+  });
+});
+
+describe('rerankUnits', () => {
+  const unit = (id: string, score: number): UnitCandidate => ({ record: { id, kind: 'atomic_fact', content: id } as never, score, children: [] } as unknown as UnitCandidate);
+  const pool = Array.from({ length: RERANK_UNITS + 5 }, (_, i) => unit(`u${i}`, 1 - i / 100));
+  const reversing: Reranker = { id: 'reversing-double', rerank: async (_q, c) => [...c].reverse().map((x, i) => ({ id: x.id, score: 1 - i / 100 })) };
+
+  it('reranks only the first RERANK_UNITS, keeps the first RERANK_HEAD, fuses the rest by RRF and keeps the calibrated scores by place', async () => {
+    const handed: number[] = [];
+    const counting: Reranker = { id: 'counting-double', rerank: async (q, c) => (handed.push(c.length), reversing.rerank(q, c)) };
+    const out = await rerankUnits(counting, 'q', pool, pool.length, {});
+    expect(handed).toEqual([RERANK_UNITS]);
+    expect(out.map((c) => c.score)).toEqual(pool.map((c) => c.score));
+    // The best stays first; a full reversal of the rest ties under RRF; the tail keeps its order after the head.
+    expect(out.slice(0, RERANK_HEAD).map((c) => c.record.id)).toEqual(['u0']);
+    expect(new Set(out.slice(0, RERANK_UNITS).map((c) => c.record.id))).toEqual(new Set(pool.slice(0, RERANK_UNITS).map((c) => c.record.id)));
+    expect(out.slice(RERANK_UNITS).map((c) => c.record.id)).toEqual(pool.slice(RERANK_UNITS).map((c) => c.record.id));
+  });
+
+  it('keeps the calibrated order when the reranker fails, and says so', async () => {
+    const notices: string[] = [];
+    const failing: Reranker = { id: 'failing-double', rerank: () => Promise.reject(new Error('session lost')) };
+    const out = await rerankUnits(failing, 'q', [...pool].reverse(), 3, {}, (code) => notices.push(code));
+    expect(out.map((c) => c.record.id)).toEqual(['u0', 'u1', 'u2']);
+    expect(notices).toEqual(['agentic.reranker_failed']);
   });
 });
 

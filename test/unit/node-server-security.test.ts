@@ -243,6 +243,7 @@ describe('the CLI startup check', () => {
       data: '/tmp/x',
       tablestore: false,
       breethUser: undefined,
+      reranker: 'teacher',
       token: undefined,
       allowOrigins: ['http://localhost:3000', 'https://app.example'],
       allowHosts: ['memory.lan'],

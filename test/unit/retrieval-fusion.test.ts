@@ -10,10 +10,19 @@ import { agenticRetrieve, mergeExpansion } from '../../src/search/agentic.js';
 import { decomposeQuery } from '../../src/search/decompose.js';
 import { withoutTwins, type ScoredChild, type UnitCandidate } from '../../src/search/episode-track.js';
 import { expansionQuery } from '../../src/search/expand.js';
-import { FUSED_CALIBRATION, fuseLegs, legScale, relevance, throughKnots, unitEvidence, WIRE_KNOTS } from '../../src/search/scores.js';
+import { FUSED_CALIBRATION, fuseLegs, legScale, relevance, rrf, throughKnots, unitEvidence, WIRE_KNOTS } from '../../src/search/scores.js';
 import { participantUnits, passages } from '../../src/write/participant-units.js';
 import type { BufferedMessage } from '../../src/records.js';
 import { DAY, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
+
+describe('rrf', () => {
+  it('fuses by reciprocal rank and breaks exact ties by first sight, never by id', () => {
+    expect(rrf([['z', 'a', 'm'], ['a', 'z', 'q']]).map((r) => r.id)).toEqual(['z', 'a', 'm', 'q']);
+    expect(rrf([['a', 'z'], ['z', 'a']]).map((r) => r.id)).toEqual(['a', 'z']);
+    const [best] = rrf([['x'], ['x']], 60);
+    expect(best!.score).toBeCloseTo(2 / 61, 12);
+  });
+});
 
 describe('leg scales', () => {
   it('a BM25 hit among many non-matches stands out; a miss sits at the bottom', () => {

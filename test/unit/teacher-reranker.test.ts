@@ -88,7 +88,7 @@ describe('createTeacherReranker mechanics', () => {
     expect(splitSegments('  \n . \n')).toEqual([]);
   });
 
-  it('drops the least recently used texts past cacheSize and embeds shared sentences once', async () => {
+  it('caches segments, not texts: drops the least recently used past cacheSize and embeds shared sentences once', async () => {
     const encoder = keywordEncoder(['dog', 'cat', 'fish']);
     const reranker = await createTeacherReranker({ cacheSize: 2, loadEncoder: async () => encoder });
     await reranker.rerank('dog', [
@@ -101,8 +101,11 @@ describe('createTeacherReranker mechanics', () => {
     expect(reranker.cacheStats.size).toBe(2);
     await reranker.rerank('cat', [{ id: 'c', text: 'A fish.' }]);
     expect(reranker.cacheStats.hits).toBe(1);
+    // A text never seen whole: its cached sentence is a hit, only the evicted one is embedded again.
     await reranker.rerank('cat', [{ id: 'a', text: 'A dog. A cat.' }]);
     expect(reranker.cacheStats.misses).toBe(4);
+    expect(reranker.cacheStats.hits).toBe(2);
+    expect(encoder.calls.at(-1)).toEqual(['A dog.']);
   });
 
   it('ranks by the best segment, clamps scores to 0..1 and gives text-less candidates 0', async () => {
