@@ -2,9 +2,9 @@
  * Opens the memory kept in a data directory the way every command of the CLI does (`serve`,
  * `mcp`, `export`, `import`): the SQLite store, the passphrase of `--passphrase-file` or
  * ENGRAM_PASSPHRASE, the bundled embedding model and, when ENGRAM_LLM_BASE_URL is set, an
- * OpenAI-compatible LLM; for the commands that search (`serve`, `mcp`), the teacher reranker
- * for agentic search unless `--reranker none` says otherwise. Notices go to stderr (stdout may belong to a protocol, MCP over stdio),
- * each distinct one at most once a minute (notice-log.ts).
+ * OpenAI-compatible LLM; for the commands that search (`serve`, `mcp`), the teacher reranker for
+ * agentic search unless `--reranker none` says otherwise. Notices go to stderr (stdout may belong
+ * to a protocol, MCP over stdio), each distinct one at most once a minute (notice-log.ts).
  */
 import { createMemory, type Memory } from '../engine.js';
 import { createDefaultEmbedder } from '../models/load-static-model.js';
@@ -35,10 +35,10 @@ export function readRerankerChoice(value: string | undefined, fallback: Reranker
  * time, a few milliseconds once its facts are cached). A package that cannot load leaves agentic
  * search with hybrid's order, said once on stderr, never a failed start.
  */
-async function loadReranker(choice: RerankerChoice, warn: (line: string) => void): Promise<Reranker | null> {
+export async function loadReranker(choice: RerankerChoice, warn: (line: string) => void, create: () => Promise<Reranker> = () => createTeacherReranker({ split: 'line' })): Promise<Reranker | null> {
   if (choice === 'none') return null;
   try {
-    const teacher = await createTeacherReranker({ split: 'line' });
+    const teacher = await create();
     return { id: teacher.id, rerank: (query, candidates, options) => teacher.rerank(query, candidates, options) };
   } catch (error) {
     warn(`[engram] reranker.unavailable: the teacher reranker did not load (${isMemoryError(error) ? error.code : 'error'}); agentic search keeps the hybrid order (--reranker none hides this line)`);

@@ -121,7 +121,7 @@ export async function serve(args: string[] = process.argv.slice(2)): Promise<voi
     ...(values.token !== undefined ? { token: values.token } : {}),
   });
   const stats = memory.stats();
-  console.log(`Engram listening on ${server.url}  (data: ${values.data}, ${stats.records} records, embedder ${stats.embedder.id}, llm ${stats.llm ?? 'none'})`);
+  console.log(`Engram listening on ${server.url}  (data: ${values.data}, ${stats.records} records, embedder ${stats.embedder.id}, reranker ${stats.reranker ?? 'none'}, llm ${stats.llm ?? 'none'})`);
   const stop = async () => {
     await server.close();
     await memory.close();

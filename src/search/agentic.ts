@@ -108,15 +108,15 @@ export function rerankTextsOf(record: MemoryRecord): string[] {
  * Reranks the first `RERANK_UNITS` candidates (given best first) with the configured reranker and,
  * below the first `RERANK_HEAD`, fuses its order with the given one by RRF: the reranker reads
  * word order and context the hybrid legs do not, the given order holds what the reranker's short
- * view of a candidate misses, and a unit both put high stays high. Scores follow places (the i-th unit gets the i-th best calibrated score), so a
- * score means on the wire what it means for hybrid at that place. Without a reranker, or when it
- * fails (`notice` says so), the calibrated order.
+ * view of a candidate misses, and a unit both put high stays high. Scores follow places (the i-th
+ * unit gets the i-th best calibrated score), so a score means on the wire what it means for hybrid
+ * at that place. Without a reranker, or when it fails (`notice` says so), the calibrated order.
  */
 export async function rerankUnits(reranker: Reranker | null, query: string, candidates: UnitCandidate[], keep: number, options: ModelCallOptions, notice?: AgenticDeps['notice']): Promise<UnitCandidate[]> {
   const calibrated = [...candidates].sort((a, b) => b.score - a.score);
   if (!reranker || candidates.length === 0) return calibrated.slice(0, keep);
-  const head = candidates.slice(0, RERANK_UNITS);
-  const scores = await unlessFailed(() => reranker.rerank(query, head.map((c) => ({ id: c.record.id, text: rerankText(c) })), options), options.signal, (code) => {
+  const read = candidates.slice(0, RERANK_UNITS);
+  const scores = await unlessFailed(() => reranker.rerank(query, read.map((c) => ({ id: c.record.id, text: rerankText(c) })), options), options.signal, (code) => {
     notice?.('agentic.reranker_failed', `The reranker failed (${code}): candidates kept the calibrated hybrid order.`);
   });
   if (!scores) return calibrated.slice(0, keep);

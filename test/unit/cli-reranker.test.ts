@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDataDirectory, readRerankerChoice } from '../../src/cli/open-memory.js';
+import { loadReranker, openDataDirectory, readRerankerChoice } from '../../src/cli/open-memory.js';
+import { MemoryError } from '../../src/errors.js';
 import { readServeSettings } from '../../src/http/serve-cli.js';
 
 const dirs: string[] = [];
@@ -26,6 +27,17 @@ describe('--reranker', () => {
     expect(readServeSettings(['--reranker', 'none'], {})).toMatchObject({ reranker: 'none' });
     expect(() => readServeSettings(['--reranker', 'cross-encoder'], {})).toThrow('--reranker must be teacher or none, not cross-encoder');
     expect(readRerankerChoice(undefined, 'none')).toBe('none');
+  });
+});
+
+describe('loadReranker', () => {
+  it('starts without the teacher when it cannot load, and says so once', async () => {
+    const lines: string[] = [];
+    const missing = () => Promise.reject(new MemoryError('MODEL_UNAVAILABLE', { message: 'Cannot find module @energetic-ai/embeddings' }));
+    expect(await loadReranker('teacher', (line) => lines.push(line), missing)).toBeNull();
+    expect(lines).toEqual([expect.stringContaining('reranker.unavailable: the teacher reranker did not load (MODEL_UNAVAILABLE)')]);
+    expect(await loadReranker('none', (line) => lines.push(line), missing)).toBeNull();
+    expect(lines).toHaveLength(1);
   });
 });
 
