@@ -39,8 +39,7 @@ import { stemmer } from '@orama/stemmers/english';
 import { stopwords } from '@orama/stopwords/english';
 import type { Embedder, SearchEpisodeItem, SearchMethod } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
-import { createTeacherReranker } from '../src/models/teacher-reranker.js';
-import { readRerankerChoice } from '../src/cli/open-memory.js';
+import { createUnprimedTeacher, readRerankerChoice } from '../src/cli/open-memory.js';
 import { startBenchServer } from './http-memory.js';
 import {
   BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, sessionsInOrder, storedId, turnRecall,
@@ -74,8 +73,8 @@ if (!['memory', 'http'].includes(values.via!)) throw new Error(`--via must be me
 if (values.via === 'http' && (values['embedder-dims'] || values['agentic-expansion'])) throw new Error('--via http searches the server as `npm run serve` starts it: no --embedder-dims or --agentic-expansion');
 const rerankerChoice = readRerankerChoice(values.reranker, 'none');
 const server = values.via === 'http' ? await startBenchServer({ reranker: rerankerChoice }) : null;
-// As `npm run serve` holds it: no record is handed to the reranker as it is written (open-memory.ts).
-const teacher = rerankerChoice === 'teacher' && !server ? await createTeacherReranker({ split: 'line' }) : null;
+// As `npm run serve` holds it (open-memory.ts); a teacher that cannot load stops the bench.
+const teacher = rerankerChoice === 'teacher' && !server ? await createUnprimedTeacher() : null;
 const methods = values.methods!.split(',') as SearchMethod[];
 const BASELINE = 'bm25 (stemmed)';
 
@@ -137,7 +136,7 @@ for (const protocol of protocols) {
   for (const [qi, q] of questions.entries()) {
     const memory = server
       ? await fillHaystack(server.memoryFor(`${protocol}-q${qi}`), dataset, q, protocol, haystack)
-      : await haystackMemory(dataset, q, embedder, protocol, { agenticExpansion: values['agentic-expansion']!, ...(teacher ? { reranker: { id: teacher.id, rerank: (query, candidates) => teacher.rerank(query, candidates) } } : {}) }, haystack);
+      : await haystackMemory(dataset, q, embedder, protocol, { agenticExpansion: values['agentic-expansion']!, ...(teacher ? { reranker: teacher } : {}) }, haystack);
     const evidence = evidenceTurns(dataset, q, protocol);
     for (const method of methods) {
       const t0 = performance.now();

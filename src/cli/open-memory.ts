@@ -12,6 +12,7 @@ import { createOpenAiCompatibleLlm } from '../models/openai-compatible-llm.js';
 import type { Reranker } from '../models/ports.js';
 import { createTeacherReranker } from '../models/teacher-reranker.js';
 import { isMemoryError } from '../errors.js';
+import type { Notice } from '../search/search.js';
 import { createNoticeLog } from './notice-log.js';
 import { serveEncryption } from '../store/encryption-source.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
@@ -28,20 +29,28 @@ export function readRerankerChoice(value: string | undefined, fallback: Reranker
 }
 
 /**
- * The reranker agentic search uses. `teacher`: Universal Sentence Encoder lite on this machine's
- * CPU (an optional dependency, loaded in about a second). It is handed no records as they are
- * written: embedding every new fact would slow every write for the sake of searches that may
- * never come, so an agentic search embeds what it has not seen yet (about a second the first
- * time, a few milliseconds once its facts are cached). A package that cannot load leaves agentic
- * search with hybrid's order, said once on stderr, never a failed start.
+ * The teacher as the CLI holds it: Universal Sentence Encoder lite on this machine's CPU (an
+ * optional dependency, loaded in about a second), with `rerank` only. It is handed no records as
+ * they are written (no `prime`): embedding every new fact would slow every write for the sake of
+ * searches that may never come, so an agentic search embeds what it has not seen yet (about a
+ * second the first time, a few milliseconds once its facts are cached). MODEL_UNAVAILABLE when
+ * its package cannot load.
  */
-export async function loadReranker(choice: RerankerChoice, warn: (line: string) => void, create: () => Promise<Reranker> = () => createTeacherReranker({ split: 'line' })): Promise<Reranker | null> {
+export async function createUnprimedTeacher(): Promise<Reranker> {
+  const teacher = await createTeacherReranker({ split: 'line' });
+  return { id: teacher.id, rerank: (query, candidates, options) => teacher.rerank(query, candidates, options) };
+}
+
+/**
+ * The reranker agentic search uses, or null. A teacher that cannot load leaves agentic search
+ * with hybrid's order, said through `notice` (`reranker.unavailable`), never a failed start.
+ */
+export async function loadReranker(choice: RerankerChoice, notice: (notice: Notice) => void, create: () => Promise<Reranker> = createUnprimedTeacher): Promise<Reranker | null> {
   if (choice === 'none') return null;
   try {
-    const teacher = await create();
-    return { id: teacher.id, rerank: (query, candidates, options) => teacher.rerank(query, candidates, options) };
+    return await create();
   } catch (error) {
-    warn(`[engram] reranker.unavailable: the teacher reranker did not load (${isMemoryError(error) ? error.code : 'error'}); agentic search keeps the hybrid order (--reranker none hides this line)`);
+    notice({ code: 'reranker.unavailable', message: `the teacher reranker did not load (${isMemoryError(error) ? error.code : 'error'}); agentic search keeps the hybrid order (--reranker none hides this line)` });
     return null;
   }
 }
@@ -57,14 +66,14 @@ export async function openDataDirectory(data: string, args: string[], env: Recor
   const baseUrl = env['ENGRAM_LLM_BASE_URL'];
   const apiKey = env['ENGRAM_LLM_API_KEY'];
   const llm = baseUrl ? createOpenAiCompatibleLlm({ baseUrl, model: env['ENGRAM_LLM_MODEL'] ?? 'default', ...(apiKey ? { apiKey } : {}) }) : null;
-  const warn = (line: string) => console.warn(line);
-  const reranker = await loadReranker(options.reranker ?? 'none', warn);
+  const notices = createNoticeLog((line) => console.warn(line));
+  const reranker = await loadReranker(options.reranker ?? 'none', notices);
   return createMemory({
     store: await createSqliteStore(data),
     ...(await serveEncryption(args, env)),
     embedder: await createDefaultEmbedder(),
     llm,
     reranker,
-    onNotice: createNoticeLog(warn),
+    onNotice: notices,
   });
 }

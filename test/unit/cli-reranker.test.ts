@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createNoticeLog } from '../../src/cli/notice-log.js';
 import { loadReranker, openDataDirectory, readRerankerChoice } from '../../src/cli/open-memory.js';
 import { MemoryError } from '../../src/errors.js';
 import { readServeSettings } from '../../src/http/serve-cli.js';
@@ -34,9 +35,10 @@ describe('loadReranker', () => {
   it('starts without the teacher when it cannot load, and says so once', async () => {
     const lines: string[] = [];
     const missing = () => Promise.reject(new MemoryError('MODEL_UNAVAILABLE', { message: 'Cannot find module @energetic-ai/embeddings' }));
-    expect(await loadReranker('teacher', (line) => lines.push(line), missing)).toBeNull();
+    const notices = createNoticeLog((line) => lines.push(line));
+    expect(await loadReranker('teacher', notices, missing)).toBeNull();
     expect(lines).toEqual([expect.stringContaining('reranker.unavailable: the teacher reranker did not load (MODEL_UNAVAILABLE)')]);
-    expect(await loadReranker('none', (line) => lines.push(line), missing)).toBeNull();
+    expect(await loadReranker('none', notices, missing)).toBeNull();
     expect(lines).toHaveLength(1);
   });
 });
