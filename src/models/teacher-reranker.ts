@@ -47,6 +47,14 @@ export interface TeacherReranker extends Reranker {
 
 // Segments shorter than this many characters carry no meaning of their own ("Ok.", "Hi!").
 const MIN_SEGMENT_CHARS = 3;
+/**
+ * A segment is read to this many characters. The encoder's cost grows faster than a text's length
+ * (one line of 95,000 characters, within what a message may carry, took 12.6 s on two cores), so an
+ * unbounded line would let one stored message stall every agentic search that reads it; a
+ * sentence or a conversation turn fits well inside (80 lines of 1,000 characters: 5.6 s cold).
+ * Only what the reranker reads is cut, never what is stored or returned.
+ */
+export const MAX_SEGMENT_CHARS = 1000;
 
 /** Cuts a text into the segments that are embedded: non-empty lines, then sentences within them. */
 export function splitSegments(text: string, split: SegmentSplit = 'sentence', maxSegments = 64): string[] {
@@ -54,7 +62,7 @@ export function splitSegments(text: string, split: SegmentSplit = 'sentence', ma
   const pieces = split === 'line' ? lines : lines.flatMap((line) => line.split(/(?<=[.!?…]["')\]]*)\s+/));
   const out: string[] = [];
   for (const piece of pieces) {
-    const segment = piece.trim();
+    const segment = piece.trim().slice(0, MAX_SEGMENT_CHARS);
     if (segment.length >= MIN_SEGMENT_CHARS && /[\p{L}\p{N}]/u.test(segment)) out.push(segment);
     if (out.length >= maxSegments) break;
   }

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { isMemoryError } from '../../src/errors.js';
 import type { RerankCandidate } from '../../src/models/ports.js';
-import { createTeacherReranker, splitSegments, type SentenceEncoder, type TeacherReranker } from '../../src/models/teacher-reranker.js';
+import { createTeacherReranker, MAX_SEGMENT_CHARS, splitSegments, type SentenceEncoder, type TeacherReranker } from '../../src/models/teacher-reranker.js';
 
 const CANDIDATES: RerankCandidate[] = [
   { id: 'pets', text: 'Alice adopted a beagle named Rufus in March.' },
@@ -86,6 +86,15 @@ describe('createTeacherReranker mechanics', () => {
     expect(splitSegments(text, 'line')).toEqual(['On 2023-05-20: user said: I love hiking. Do you? Yes!', 'Ok.', '"Great," she said. (Really.) Then home…  done']);
     expect(splitSegments(text, 'sentence', 2)).toHaveLength(2);
     expect(splitSegments('  \n . \n')).toEqual([]);
+  });
+
+  it('reads a segment to MAX_SEGMENT_CHARS: one huge line cannot stall a search', async () => {
+    const line = 'music '.repeat(20_000);
+    expect(splitSegments(line, 'line')).toEqual([line.slice(0, MAX_SEGMENT_CHARS)]);
+    const encoder = keywordEncoder(['music']);
+    const reranker = await createTeacherReranker({ split: 'line', loadEncoder: async () => encoder });
+    await reranker.rerank('music', [{ id: 'huge', text: `${line}\nshort line` }]);
+    expect(encoder.calls[1]!.map((t) => t.length)).toEqual([MAX_SEGMENT_CHARS, 'short line'.length]);
   });
 
   it('caches segments, not texts: drops the least recently used past cacheSize and embeds shared sentences once', async () => {
