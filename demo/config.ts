@@ -6,6 +6,12 @@ export const MEMORY_NAME = 'engram-demo';
 /** The bundled embedding model, relative to the app (copied there by the build). */
 export const MODEL_PATH = 'models/static-en/model.bin';
 
+/** The teacher reranker's model (Universal Sentence Encoder lite, 28 MB), relative to the app (copied there by the build; not precached). */
+export const TEACHER_DIR = 'teacher/';
+
+/** Where TensorFlow.js's WebAssembly binaries are served: beside the memory worker's script, where TensorFlow.js looks first. */
+export const TFJS_WASM_DIR = 'assets/';
+
 /** Every cache the service worker owns starts with this; old versions are deleted on activate. */
 export const CACHE_PREFIX = 'engram-demo-';
 

@@ -5,7 +5,7 @@
  */
 import { createMemoryClient, type MemoryClient } from '../src/client.js';
 import type { WebLlm } from '../src/models/webllm-llm.js';
-import { MEMORY_NAME, MODEL_PATH } from './config.js';
+import { MEMORY_NAME, MODEL_PATH, TEACHER_DIR, TFJS_WASM_DIR } from './config.js';
 import { describeError, h, render } from './dom.js';
 import { conversationPane } from './panes/conversation.js';
 import { memoriesPane } from './panes/memories.js';
@@ -23,8 +23,13 @@ const memory: Promise<MemoryClient> = createMemoryClient({
   // Built, the service worker's precache keeps the model: a second copy in another cache would
   // only cost 9.5 MB more. Under the dev server there is no service worker, so the client caches it.
   modelCache: __SERVICE_WORKER__ ? false : 'engram-models',
-  onProgress: (progress) => store.set((s) => ({ engine: { ...s.engine, progress } })),
-  onNotice: (notice) => store.set((s) => ({ notices: [...s.notices, notice].slice(-20) })),
+  // Agentic search reranks with the teacher, the model `npm run serve` uses. It loads while the
+  // memory opens; its 28 MB model is not precached (a visitor may never search agentically) but
+  // kept in the Cache API from the first visit, so later visits have it offline too.
+  reranker: { provider: 'teacher', modelUrl: new URL(`${TEACHER_DIR}model.json`, document.baseURI), wasmPaths: new URL(TFJS_WASM_DIR, document.baseURI), cache: 'engram-models' },
+  // The reranker loads beside the engine: its progress is its own, not the engine's.
+  onProgress: (progress) => store.set((s) => (progress.phase === 'reranker' ? (progress.loaded === 1 ? { reranker: 'ready' } : {}) : { engine: { ...s.engine, progress } })),
+  onNotice: (notice) => store.set((s) => ({ notices: [...s.notices, notice].slice(-20), ...(notice.code === 'reranker.unavailable' ? { reranker: 'failed' as const } : {}) })),
   onChange: () => store.set((s) => ({ revision: s.revision + 1 })),
 });
 memory.then(

@@ -34,6 +34,8 @@ export interface AppState {
   notices: Notice[];
   online: boolean;
   llm: { status: 'none' | 'loading' | 'ready' | 'failed'; model: string | null; progress: number; message: string | null };
+  /** The teacher reranker agentic search uses, as this tab's memory worker reported it while hosting. */
+  reranker: 'loading' | 'ready' | 'failed';
 }
 
 /** A value that can be read, changed and watched. */
@@ -84,6 +86,7 @@ export function initialState(): AppState {
     notices: [],
     online: navigator.onLine,
     llm: { status: 'none', model: null, progress: 0, message: null },
+    reranker: 'loading',
   };
 }
 

@@ -3,7 +3,9 @@
  * The demo's service worker. It keeps the whole app on the device: every built file, the memory
  * worker and the 9.5 MB embedding model are precached at install, served cache-first, and kept
  * in caches named by a content version (old versions are deleted on activate). Lazily loaded
- * chunks (WebLLM) are cached the first time they are used. It also answers the EverOS HTTP API
+ * chunks (WebLLM) are cached the first time they are used; the memory worker keeps the teacher
+ * reranker's 28 MB model in its own cache. When it hosts the memory itself (no tab open),
+ * agentic search has no reranker. It also answers the EverOS HTTP API
  * from the local memory (see ./api-bridge.ts).
  */
 import { createApiBridge } from './api-bridge.js';
@@ -15,6 +17,7 @@ const SHELL_CACHE = `${CACHE_PREFIX}shell-${__CACHE_VERSION__}`;
 const RUNTIME_CACHE = `${CACHE_PREFIX}runtime-${__CACHE_VERSION__}`;
 const scope = new URL(self.registration.scope);
 const precacheUrls = __PRECACHE_FILES__.map((file) => new URL(file, scope).href);
+
 
 /** Reads the precache first: when no tab is open, the service worker loads the model itself. */
 const cacheFirstFetch: typeof fetch = async (input, init) => (await caches.match(input instanceof Request ? input : String(input))) ?? fetch(input, init);

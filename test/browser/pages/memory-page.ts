@@ -28,7 +28,7 @@ export type Outcome<T = unknown> = { ok: true; value: T } | { ok: false; error: 
 
 export interface MemoryPage {
   /** Opens a memory through createMemoryClient (the bundled model unless `modelUrl` is given). */
-  open(name: string, modelUrl?: string, llm?: MemoryClientOptions['llm'], encryption?: PageEncryption): Promise<Outcome<WorkerStatus>>;
+  open(name: string, modelUrl?: string, llm?: MemoryClientOptions['llm'], encryption?: PageEncryption, reranker?: MemoryClientOptions['reranker']): Promise<Outcome<WorkerStatus>>;
   /** The engine's notices of degraded paths, in order. */
   notices(name: string): Notice[];
   status(name: string): Promise<WorkerStatus>;
@@ -99,7 +99,7 @@ const invoke = (c: MemoryClient, method: keyof MemoryClient, request: unknown, o
   (c[method] as (request: unknown, options?: { signal: AbortSignal }) => Promise<unknown>)(request, options);
 
 const page: MemoryPage = {
-  open: (name, modelUrl, llm, encryption) =>
+  open: (name, modelUrl, llm, encryption, reranker) =>
     outcome(async () => {
       changeLog.set(name, []);
       progressLog.set(name, []);
@@ -111,6 +111,7 @@ const page: MemoryPage = {
         onProgress: (p) => progressLog.get(name)?.push(p),
         onNotice: (n) => noticeLog.get(name)?.push(n),
         ...(llm ? { llm } : {}),
+        ...(reranker ? { reranker } : {}),
         ...(encryption ? { encryption: 'key' in encryption ? { key: Uint8Array.from(encryption.key) } : encryption } : {}),
       });
       clients.set(name, c);
