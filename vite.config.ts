@@ -1,5 +1,5 @@
 import { defineConfig } from 'vite';
-import { browserNodeFs } from './demo/build/browser-node-fs.js';
+import { engramBrowserBuiltins } from './src/bundler/vite.js';
 
 /**
  * `npm run build:bundle`: the library bundled as ES modules in dist/lib — the engine (`index`) and the browser
@@ -26,5 +26,5 @@ export default defineConfig({
   // The Web Worker runs only in browsers: its `node:fs/promises` (the model loader's Node path)
   // resolves to a stub instead of an externalized module and a warning. The engine (`index`)
   // keeps the real one: it also runs in Node.
-  worker: { format: 'es', plugins: () => [browserNodeFs()], rolldownOptions: { checks: { bundlerTimings: false } } },
+  worker: { format: 'es', plugins: () => [engramBrowserBuiltins()], rolldownOptions: { checks: { bundlerTimings: false } } },
 });

@@ -9,7 +9,7 @@
  */
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
-import { browserNodeFs } from './build/browser-node-fs.js';
+import { engramBrowserBuiltins } from '../src/bundler/vite.js';
 import { demoPwa, withoutWebLlm } from './build/pwa-plugin.js';
 
 const demoRoot = import.meta.dirname;
@@ -25,7 +25,7 @@ export default defineConfig(({ command }) => ({
   define: { __SERVICE_WORKER__: JSON.stringify(command === 'build') },
   // Module workers, so the memory worker may `await import()` like the page does. WebLLM runs in
   // the page only: the worker gets a stand-in, so the build ships WebLLM's runtime once.
-  worker: { format: 'es', plugins: () => [browserNodeFs(), withoutWebLlm()], rolldownOptions: { checks: { bundlerTimings: false } } },
+  worker: { format: 'es', plugins: () => [engramBrowserBuiltins(), withoutWebLlm()], rolldownOptions: { checks: { bundlerTimings: false } } },
   server: { host: '127.0.0.1', port: 5173, strictPort: true, fs: { allow: [repoRoot] } },
   preview: { host: '127.0.0.1', port: 5173, strictPort: true },
   build: {
@@ -38,5 +38,5 @@ export default defineConfig(({ command }) => ({
     // Rolldown's plugin timing report is for whoever tunes the build, not for every build.
     rolldownOptions: { checks: { bundlerTimings: false } },
   },
-  plugins: [browserNodeFs(), demoPwa({ repoRoot, serviceWorker: resolve(demoRoot, 'sw.ts') })],
+  plugins: [engramBrowserBuiltins(), demoPwa({ repoRoot, serviceWorker: resolve(demoRoot, 'sw.ts') })],
 }));

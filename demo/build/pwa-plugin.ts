@@ -14,7 +14,7 @@ import { copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { build, type Plugin, type ResolvedConfig } from 'vite';
 import { MODEL_PATH, TEACHER_DIR, TFJS_WASM_DIR } from '../config.js';
-import { browserNodeFs } from './browser-node-fs.js';
+import { engramBrowserBuiltins } from '../../src/bundler/vite.js';
 import { iconPng, iconSvg } from './icons.js';
 
 /** Where the model lives in the repository (it keeps the same path in the built app). */
@@ -135,7 +135,7 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
         root: config.root,
         logLevel: config.logLevel === 'error' || config.logLevel === 'silent' ? config.logLevel : 'warn',
         publicDir: false,
-        plugins: [browserNodeFs(), withoutWebLlm()],
+        plugins: [engramBrowserBuiltins(), withoutWebLlm()],
         // The language model stays out of sw.js (see sw-no-language-model.ts for why and what follows).
         // So does the teacher reranker's loader, TensorFlow.js (see sw-no-teacher.ts).
         resolve: {

@@ -5,7 +5,7 @@
  * vectors as in Node, so agentic search ranks alike in the worker and on the server.
  *
  * The packages are CommonJS bundles built for Node: a browser bundle must resolve the Node
- * built-ins they name to empty modules (`engramBrowserBuiltins` in vite-plugins.ts does). Weight
+ * built-ins they name to empty modules (`engram-memory/vite` does, src/bundler/vite.ts). Weight
  * shards are read whole as each one arrives: TensorFlow.js asks for every shard before reading
  * any, and over HTTP/1.1 (six connections per host) the seventh request would then never start.
  */

@@ -13,7 +13,7 @@ import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
-import { browserNodeFs } from '../../demo/build/browser-node-fs.js';
+import { engramBrowserBuiltins } from '../../src/bundler/vite.js';
 
 /** Where the Debian `chromium` package puts the browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -167,8 +167,8 @@ export async function buildPage(options: BuildPageOptions): Promise<{ outDir: st
     base: './',
     logLevel: 'warn',
     // Module workers, so a worker may `await import()` like the page does; Node built-ins as the
-    // demo and the library bundle them for a worker (demo/build/browser-node-fs.ts).
-    worker: { format: 'es', plugins: () => [browserNodeFs()] },
+    // demo and the library bundle them for a worker (src/bundler/vite.ts).
+    worker: { format: 'es', plugins: () => [engramBrowserBuiltins()] },
     build: {
       outDir,
       emptyOutDir: true,

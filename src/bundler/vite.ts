@@ -1,10 +1,11 @@
 /**
- * `node:fs/promises` for bundles that run in a browser (the demo's page, memory worker and
- * service worker; the library's Web Worker). The model loader imports it lazily, only on its Node
- * path (`readModelFile`); in a browser it fetches instead. Left alone, Vite replaces the module
- * with an empty one and warns about it on every build. Resolving it here to a module whose
- * `readFile` fails with a clear error says the same thing once, in code, and keeps the build quiet.
- * The teacher's packages get the same treatment for the built-ins they name (below).
+ * `engram-memory/vite`: the Vite plugin for bundles of Engram that run in a browser (an app's
+ * memory worker; here also the demo's page, worker and service worker). It resolves the Node
+ * built-ins that browser code never reaches: `node:fs/promises`, which the model loader imports
+ * lazily, only on its Node path (`readModelFile`), and the built-ins the teacher reranker's
+ * packages name at load. Left alone, Vite replaces each with an empty module and warns about it on
+ * every build (nine warnings); resolved here, the build is quiet and a stray call says what is
+ * wrong. Add it to `worker.plugins` (see the README's browser app).
  */
 import type { Plugin } from 'vite';
 
@@ -20,7 +21,7 @@ const EMPTY = '\0engram-browser-empty';
 const TEACHER_BUILTINS = new Set(['fs', 'fs/promises', 'path', 'os', 'crypto', 'perf_hooks', 'util', 'worker_threads']);
 
 /** The plugin; `enforce: 'pre'` so it answers before Vite's own resolver externalizes the module. */
-export function browserNodeFs(): Plugin {
+export function engramBrowserBuiltins(): Plugin {
   return {
     name: 'engram-browser-node-fs',
     enforce: 'pre',
