@@ -15,7 +15,7 @@
  * protocol: session-level recall_all@5/10 and ndcg_any@5/10 per method next to a stemmed BM25
  * baseline over the same sessions (Orama with the English stemmer and stop words, the way a
  * competent user sets it up), the same per question type, turn-level recall from the `has_answer`
- * labels, and a reliability table of the hybrid scores on the wire (episodes and nested facts).
+ * labels, and a reliability table of the hybrid and agentic scores on the wire (episodes and nested facts).
  *
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
@@ -125,13 +125,17 @@ const HAYSTACK_LABEL: Record<Haystack, string> = {
   days: `days haystack (personal chats, ${DAY_SESSIONS} to a stored conversation), `,
 };
 const bucketOf = (s: number) => Math.min(9, Math.floor(s * 10));
+/** The methods whose scores are calibrated 0..1 chances (keyword and vector answer raw measures). */
+const CALIBRATED: SearchMethod[] = ['hybrid', 'agentic'];
 const report: Record<string, unknown> = {};
 const started = performance.now();
 
 for (const protocol of protocols) {
   const outcomes = new Map<string, Outcome[]>([...methods, BASELINE].map((m) => [m, []]));
-  // Reliability of hybrid's wire scores: per 0.1 bucket, [sum of scores, hits, count], episodes and facts.
-  const reliability = { episode: Array.from({ length: 10 }, () => [0, 0, 0]), fact: Array.from({ length: 10 }, () => [0, 0, 0]) };
+  // Reliability of the calibrated methods' wire scores (hybrid, agentic): per 0.1 bucket, [sum of
+  // scores, hits, count], episodes and facts.
+  const buckets = () => ({ episode: Array.from({ length: 10 }, () => [0, 0, 0]), fact: Array.from({ length: 10 }, () => [0, 0, 0]) });
+  const reliabilityOf = new Map(CALIBRATED.filter((m) => methods.includes(m)).map((m) => [m, buckets()]));
   let searchMs = 0;
   for (const [qi, q] of questions.entries()) {
     const memory = server
@@ -148,7 +152,8 @@ for (const protocol of protocols) {
         ranked: rankedSessions(q, episodes), relevant: q.answer_session_ids, type: q.question_type,
         turn5: turnRecall(evidence, episodes, 5), turn10: turnRecall(evidence, episodes, 10),
       });
-      if (method === 'hybrid') {
+      const reliability = reliabilityOf.get(method);
+      if (reliability) {
         for (const e of episodes) {
           const hit = holdsAnswer(q, e.session_id!) ? 1 : 0;
           for (const [kind, s] of [['episode', e.score], ...e.atomic_facts.map((f) => ['fact', f.score] as const)] as const) {
@@ -179,12 +184,14 @@ for (const protocol of protocols) {
     };
   }
   const table = (rows: number[][]) => rows.map((b, i) => ({ bucket: `${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)}`, mean_score: b[2] ? b[0]! / b[2] : null, hit_rate: b[2] ? b[1]! / b[2] : null, count: b[2]! }));
-  const calibration = {
+  const calibrationOf = (reliability: ReturnType<typeof buckets>) => ({
     episode: table(reliability.episode),
     fact: table(reliability.fact),
     all: table(reliability.episode.map((b, i) => b.map((x, j) => x + reliability.fact[i]![j]!))),
-  };
-  report[protocol] = { questions: questions.length, methods: perMethod, calibration, ms_per_search: searchMs / Math.max(1, questions.length * methods.length) };
+  });
+  const calibrations = Object.fromEntries([...reliabilityOf].map(([m, r]) => [m, calibrationOf(r)]));
+  // `calibration` stays hybrid's (what earlier reports named so); `calibration_by_method` adds agentic's.
+  report[protocol] = { questions: questions.length, methods: perMethod, calibration: calibrations['hybrid'], calibration_by_method: calibrations, ms_per_search: searchMs / Math.max(1, questions.length * methods.length) };
 
   if (!values.json) {
     const f = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
@@ -204,8 +211,8 @@ for (const protocol of protocols) {
       const n = questions.filter((q) => q.question_type === t).length;
       console.log(`${t.padEnd(27)} ${String(n).padStart(4)}  ${[...outcomes.keys()].map((m) => `${f(perMethod[m]!.by_type[t]!.recall_all_at_10)} / ${f(perMethod[m]!.by_type[t]!.ndcg_any_at_10)}`.padEnd(15)).join(' ')}`);
     }
-    if (methods.includes('hybrid')) {
-      console.log(`\nReliability of hybrid scores on the wire (${name}): an item is a hit when its session holds the answer`);
+    for (const [method, calibration] of Object.entries(calibrations)) {
+      console.log(`\nReliability of ${method} scores on the wire (${name}${method === 'agentic' ? `, reranker ${rerankerChoice}` : ''}): an item is a hit when its session holds the answer`);
       console.log('bucket    episodes: mean  hit   n     facts: mean  hit   n     all: mean  hit   n');
       for (let i = 0; i < 10; i++) {
         const cell = (r: { mean_score: number | null; hit_rate: number | null; count: number }) => `${f(r.mean_score)} ${f(r.hit_rate)} ${String(r.count).padStart(5)}`;

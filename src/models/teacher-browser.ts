@@ -26,7 +26,7 @@ export interface BrowserTeacherOptions {
 
 interface CoreModule {
   setWasmPaths(prefix: string): void;
-  ready(): Promise<void>;
+  setBackend(name: string): Promise<boolean>;
   loadGraphModel(url: string, options: { fetchFunc: typeof fetch }): Promise<unknown>;
 }
 interface RunnerModule {
@@ -52,7 +52,7 @@ export async function loadBrowserTeacherEncoder(options: BrowserTeacherOptions):
   try {
     const core = await import('@energetic-ai/core');
     const setWasmPaths = exported<CoreModule['setWasmPaths']>(core, 'setWasmPaths');
-    const setBackend = exported<(name: string) => Promise<boolean>>(core, 'setBackend');
+    const setBackend = exported<CoreModule['setBackend']>(core, 'setBackend');
     // The package starts its WebAssembly backend as it loads, looking for the binaries beside the
     // running script; the right place is set before that attempt can fail, and the backend is
     // started again from there.
