@@ -9,7 +9,7 @@
 import { createMemory, type Memory, type Progress } from '../src/engine.js';
 import type { PeerEvent } from '../src/rpc/peer.js';
 import { discardOpenInputs, startOpenInputs, type OpenInputs } from './open-inputs.js';
-import { createDeferredLlm, createDeferredReranker, type DeferredLlm, type DeferredReranker } from '../src/models/deferred-model.js';
+import { createDeferredLlm, createDeferredReranker, type Deferred, type DeferredLlm, type DeferredReranker } from '../src/models/deferred-model.js';
 import { cachedModelFetch } from '../src/models/model-cache.js';
 import { createOpenAiCompatibleLlm } from '../src/models/openai-compatible-llm.js';
 import { createWebLlm } from '../src/models/webllm-llm.js';
@@ -75,14 +75,7 @@ function startReranker(choice: WorkerRerankerOptions, options: Pick<OpenEngineOp
     const { modelUrl, vocabUrl, wasmPaths } = choice;
     return createBrowserTeacherReranker({ modelUrl, ...(vocabUrl ? { vocabUrl } : {}), wasmPaths, split: 'line', ...(fetch ? { fetch } : {}) });
   });
-  void reranker.ready.then((state) => {
-    const error = reranker.error();
-    if (state === 'failed' && error) {
-      hooks.onEvent({ type: 'notice', notice: { code: 'reranker.unavailable', message: `${error.code}: ${error.message}. Agentic search keeps the hybrid order.` } });
-    } else if (state === 'ready') {
-      hooks.onProgress({ phase: 'reranker', loaded: 1, total: 1, text: `${TEACHER_ID} ready` });
-    }
-  });
+  announceLoad(reranker, 'reranker', 'Agentic search keeps the hybrid order.', hooks);
   return reranker;
 }
 
@@ -109,15 +102,23 @@ function startLlm(choice: WorkerLlmOptions, hooks: OpenEngineHooks): DeferredLlm
       onProgress: (p) => hooks.onProgress({ phase: 'llm', loaded: p.loaded, total: 1, text: p.text }),
     });
   });
-  void llm.ready.then((state) => {
-    const error = llm.error();
+  announceLoad(llm, 'llm', 'The memory works on without an LLM.', hooks);
+  return llm;
+}
+
+/**
+ * Says how a model's loading ended: its last progress (`<id> ready`), or one `<phase>.unavailable`
+ * notice carrying the typed error's code and what the memory does without it.
+ */
+function announceLoad(model: Deferred & { readonly id: string }, phase: 'llm' | 'reranker', without: string, hooks: OpenEngineHooks): void {
+  void model.ready.then((state) => {
+    const error = model.error();
     if (state === 'failed' && error) {
-      hooks.onEvent({ type: 'notice', notice: { code: 'llm.unavailable', message: `${error.code}: ${error.message}. The memory works on without an LLM.` } });
+      hooks.onEvent({ type: 'notice', notice: { code: `${phase}.unavailable`, message: `${error.code}: ${error.message}. ${without}` } });
     } else if (state === 'ready') {
-      hooks.onProgress({ phase: 'llm', loaded: 1, total: 1, text: `${id} ready` });
+      hooks.onProgress({ phase, loaded: 1, total: 1, text: `${model.id} ready` });
     }
   });
-  return llm;
 }
 
 /** Hooks of `openEngine`. */
