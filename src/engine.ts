@@ -232,12 +232,24 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
 
   /** Lets a reranker prepare for the new records off the write path; a failure only costs speed later. */
   function primeReranker(items: readonly StoredItem[]): void {
-    if (!reranker?.prime) return;
-    const texts = items.filter((i): i is MemoryRecord => isMemoryRecord(i)).flatMap(rerankTextsOf);
-    if (texts.length === 0) return;
-    reranker.prime(texts).catch((error: unknown) => {
-      notify({ code: 'reranker.prime_failed', message: `The reranker could not prepare new records (${isMemoryError(error) ? error.code : 'error'}); they are prepared at query time instead.` });
-    });
+    const prime = reranker?.prime?.bind(reranker);
+    if (!prime) return;
+    // Each partition's texts under its own cache scope, as its searches will ask for them.
+    const byScope = new Map<string, string[]>();
+    for (const item of items) {
+      if (!isMemoryRecord(item)) continue;
+      const texts = rerankTextsOf(item);
+      if (texts.length === 0) continue;
+      const scope = partitionKey(item);
+      const list = byScope.get(scope);
+      if (list) list.push(...texts);
+      else byScope.set(scope, texts);
+    }
+    for (const [cacheScope, texts] of byScope) {
+      prime(texts, { cacheScope }).catch((error: unknown) => {
+        notify({ code: 'reranker.prime_failed', message: `The reranker could not prepare new records (${isMemoryError(error) ? error.code : 'error'}); they are prepared at query time instead.` });
+      });
+    }
   }
 
   /**

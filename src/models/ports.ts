@@ -6,6 +6,17 @@
 
 export interface ModelCallOptions {
   signal?: AbortSignal;
+  /**
+   * Whose data the call is about (the engine passes the partition it searches or writes): a model
+   * that caches what it computes keeps each scope's entries apart. Shared, how fast a text comes
+   * back would tell one tenant or owner whether another's memory holds it.
+   */
+  cacheScope?: string;
+}
+
+/** Just the ModelCallOptions of a larger options object (a model is handed nothing else). */
+export function modelCallOptions(from: ModelCallOptions): ModelCallOptions {
+  return { ...(from.signal ? { signal: from.signal } : {}), ...(from.cacheScope === undefined ? {} : { cacheScope: from.cacheScope }) };
 }
 
 /** Turns texts into L2-normalised vectors of a fixed dimension. */

@@ -106,26 +106,31 @@ export function createSegmentReranker(encoder: SentenceEncoder, options: Segment
     while (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
   };
 
-  /** Segment vectors of each text, from the cache where possible; the rest embedded in shared batches. */
-  const segmentVectors = async (texts: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[][]> => {
+  /**
+   * Segment vectors of each text, from the cache where possible; the rest embedded in shared
+   * batches. Entries are kept per `cacheScope` (the partition searched): a segment another scope
+   * embedded is embedded again, so no caller can time whether someone else's memory holds a text.
+   */
+  const segmentVectors = async (texts: readonly string[], callOptions: ModelCallOptions): Promise<Float32Array[][]> => {
     const segments = texts.map((text) => splitSegments(text, split, maxSegments));
+    const scoped = (segment: string) => (callOptions.cacheScope === undefined ? segment : `${callOptions.cacheScope}\u0001${segment}`);
     const known = new Map<string, Float32Array>();
     const missing = new Set<string>();
     for (const segment of segments.flat()) {
       if (known.has(segment) || missing.has(segment)) continue;
-      const hit = cache.get(segment);
+      const hit = cache.get(scoped(segment));
       if (hit) {
         stats.hits++;
-        remember(segment, hit); // refresh its place in the LRU order
+        remember(scoped(segment), hit); // refresh its place in the LRU order
         known.set(segment, hit);
       } else missing.add(segment);
     }
     stats.misses += missing.size;
     const fresh = [...missing];
-    const vectors = await encode(fresh, signal);
+    const vectors = await encode(fresh, callOptions.signal);
     for (const [i, segment] of fresh.entries()) {
       known.set(segment, vectors[i] as Float32Array);
-      remember(segment, vectors[i] as Float32Array);
+      remember(scoped(segment), vectors[i] as Float32Array);
     }
     return segments.map((list) => list.map((segment) => known.get(segment) as Float32Array));
   };
@@ -140,14 +145,14 @@ export function createSegmentReranker(encoder: SentenceEncoder, options: Segment
     },
     async prime(texts, callOptions = {}) {
       throwIfAborted(callOptions.signal);
-      await segmentVectors(texts, callOptions.signal);
+      await segmentVectors(texts, callOptions);
     },
     async rerank(query: string, candidates: readonly RerankCandidate[], callOptions: ModelCallOptions = {}) {
       throwIfAborted(callOptions.signal);
       if (!candidates || candidates.length === 0) return [];
       // The query is read as a segment is, to its first MAX_SEGMENT_CHARS (a request may carry 16,000).
       const [queryVector] = await encode([query.slice(0, MAX_SEGMENT_CHARS)], callOptions.signal);
-      const perCandidate = await segmentVectors(candidates.map((c) => c.text ?? ''), callOptions.signal);
+      const perCandidate = await segmentVectors(candidates.map((c) => c.text ?? ''), callOptions);
       return candidates
         .map((candidate, index) => ({ id: candidate.id, score: best(queryVector as Float32Array, perCandidate[index] ?? []), index }))
         .sort((a, b) => b.score - a.score || a.index - b.index)

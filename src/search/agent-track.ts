@@ -8,7 +8,7 @@
 import type { ParsedFilters } from '../contract/filters.js';
 import type { SearchMethod } from '../contract/types.js';
 import type { Partition } from '../index/partition.js';
-import type { ModelCallOptions, Reranker } from '../models/ports.js';
+import { modelCallOptions, type ModelCallOptions, type Reranker } from '../models/ports.js';
 import type { AgentCaseRecord, AgentSkillRecord, MemoryRecord } from '../records.js';
 import { searchText } from '../records.js';
 import type { Leg } from './episode-track.js';
@@ -132,7 +132,7 @@ export async function searchAgentTrack(partition: Partition, query: string, quer
   const fused = options.method === 'hybrid' || options.method === 'agentic';
   let cases = rank(recall<AgentCaseRecord>(partition, 'agent_case', query, queryVector, options), options.method, 'linear', options.calibration);
   let skills = rank(recall<AgentSkillRecord>(partition, 'agent_skill', query, queryVector, options), options.method, 'rrf', options.calibration);
-  const callOptions: ModelCallOptions = options.signal ? { signal: options.signal } : {};
+  const callOptions = modelCallOptions(options);
   if (fused && options.reranker) {
     skills = (await rerankHits(options.reranker, query, skills.slice(0, options.limit * 2), callOptions, (code) => {
       options.notice('reranker.failed', `The reranker failed (${code}): skills kept their fused order.`);

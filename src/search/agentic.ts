@@ -10,7 +10,7 @@
  * (`top_k`, up to 100 for -1). Without an LLM, or when the LLM, the reranker or a round fails, it
  * answers with what the rounds before found and a notice says why.
  */
-import type { Llm, ModelCallOptions, Reranker } from '../models/ports.js';
+import { modelCallOptions, type Llm, type ModelCallOptions, type Reranker } from '../models/ports.js';
 import { completeJson } from '../models/llm-json.js';
 import { searchText, type MemoryRecord } from '../records.js';
 import type { UnitCandidate } from './episode-track.js';
@@ -210,7 +210,7 @@ export function acceptQueries(original: string, proposed: unknown[]): string[] {
 
 /** Runs agentic retrieval for one query. */
 export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise<AgenticResult> {
-  const options: ModelCallOptions = deps.signal ? { signal: deps.signal } : {};
+  const options = modelCallOptions(deps);
   const keep1 = Math.max(ROUND1_KEEP, deps.keep);
   const pool = (await deps.recall(query)).slice(0, Math.max(ROUND1_POOL, deps.keep));
   // Without a reranker round 1 is hybrid's own candidate list; with one, the same list reordered.

@@ -7,7 +7,7 @@ import type { ResolvedSearch } from '../contract/requests.js';
 import type { SearchData } from '../contract/types.js';
 import type { Partition } from '../index/partition.js';
 import { embedQueries, type Embedder, type Llm, type ModelCallOptions, type Reranker } from '../models/ports.js';
-import type { AgentCaseRecord, AgentSkillRecord, BufferedMessage, ProfileRecord } from '../records.js';
+import { partitionKey, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type ProfileRecord } from '../records.js';
 import { agenticRetrieve } from './agentic.js';
 import { calibrationFor, childWireMap, FUSED_CALIBRATION, isShared, throughKnots, WIRE_KNOTS, type WireMap } from './scores.js';
 import { searchAgentTrack } from './agent-track.js';
@@ -152,6 +152,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
     } else {
       const result = await agenticRetrieve(request.query, {
         ...options,
+        cacheScope: partitionKey(request.scope),
         keep: limit,
         llm: deps.llm,
         reranker: deps.reranker,
@@ -175,6 +176,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
       }
       const agent = await searchAgentTrack(partition, request.query, queryVector!, {
         ...options,
+        cacheScope: partitionKey(request.scope),
         method: request.method,
         filters: request.filters,
         limit: agentLimit,

@@ -8,6 +8,8 @@ import { isMemoryError } from '../../src/errors.js';
 import type { RerankCandidate } from '../../src/models/ports.js';
 import { createTeacherReranker, MAX_SEGMENT_CHARS, splitSegments, type SentenceEncoder, type TeacherReranker } from '../../src/models/teacher-reranker.js';
 import { startThreadEncoder } from '../../src/models/teacher-thread.js';
+import { createMemory } from '../../src/index.js';
+import { hashEmbedderDouble } from '../support/hash-embedder.js';
 
 const CANDIDATES: RerankCandidate[] = [
   { id: 'pets', text: 'Alice adopted a beagle named Rufus in March.' },
@@ -195,5 +197,55 @@ describe('createTeacherReranker mechanics', () => {
     controller.abort();
     const during = await failure(pending);
     expect(isMemoryError(during) && during.code).toBe('ABORTED');
+  });
+});
+
+describe('the cache keeps partitions apart', () => {
+  const session = (user: string) => ({ session_id: `s-${user}`, messages: [{ sender_id: user, role: 'user' as const, timestamp: Date.UTC(2026, 0, 5), content: 'I adopted a dog named Rufus.' }] });
+
+  it('embeds a line again for another scope, and serves it from the cache within one', async () => {
+    const encoder = keywordEncoder(['dog']);
+    const reranker = await createTeacherReranker({ loadEncoder: async () => encoder });
+    const candidates = [{ id: 'a', text: 'A dog.' }];
+    await reranker.rerank('dog', candidates, { cacheScope: 'ann' });
+    await reranker.rerank('dog', candidates, { cacheScope: 'ann' });
+    expect(reranker.cacheStats).toMatchObject({ hits: 1, misses: 1 });
+    await reranker.rerank('dog', candidates, { cacheScope: 'bob' });
+    expect(reranker.cacheStats).toMatchObject({ hits: 1, misses: 2 });
+    await reranker.prime(['A dog.'], { cacheScope: 'cid' });
+    await reranker.rerank('dog', candidates, { cacheScope: 'cid' });
+    expect(reranker.cacheStats).toMatchObject({ hits: 2, misses: 3 });
+  });
+
+  it('the engine searches and primes each owner under its own scope: one owner\'s search cannot warm another\'s', async () => {
+    const encoder = keywordEncoder(['dog']);
+    const teacher = await createTeacherReranker({ loadEncoder: async () => encoder });
+    const memory = await createMemory({ embedder: hashEmbedderDouble(), reranker: { id: teacher.id, rerank: (q, c, o) => teacher.rerank(q, c, o) } });
+    for (const user of ['ann', 'bob']) {
+      await memory.add(session(user));
+      await memory.flush({ session_id: `s-${user}` });
+    }
+    await memory.search({ user_id: 'ann', query: 'dog', method: 'agentic' });
+    const afterAnn = teacher.cacheStats.misses;
+    expect(afterAnn).toBeGreaterThan(0);
+    await memory.search({ user_id: 'ann', query: 'dog', method: 'agentic' });
+    expect(teacher.cacheStats.misses).toBe(afterAnn);
+    // Bob's memory holds the same lines: they are embedded again, not served from Ann's entries.
+    await memory.search({ user_id: 'bob', query: 'dog', method: 'agentic' });
+    expect(teacher.cacheStats.misses).toBe(2 * afterAnn);
+
+    // Primed at write time, each owner's lines go under that owner's scope.
+    const primed = await createTeacherReranker({ loadEncoder: async () => keywordEncoder(['dog']) });
+    const withPrime = await createMemory({ embedder: hashEmbedderDouble(), reranker: primed });
+    await withPrime.add(session('cid'));
+    await withPrime.flush({ session_id: 's-cid' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const primedMisses = primed.cacheStats.misses;
+    expect(primedMisses).toBeGreaterThan(0);
+    await withPrime.search({ user_id: 'cid', query: 'dog', method: 'agentic' });
+    // The subject was primed under cid's scope; only the facts' lines (not primed) are new.
+    expect(primed.cacheStats.hits).toBeGreaterThan(0);
+    await memory.close();
+    await withPrime.close();
   });
 });
