@@ -101,4 +101,16 @@ describe.skipIf(chromiumMissing)('the teacher reranker in the memory worker', ()
     expect(notices.map((n) => n.code)).toContain('agentic.reranker_failed');
     await page.context().close();
   });
+
+  it('says so, not hangs, when TensorFlow.js\'s WebAssembly is nowhere to be found', async () => {
+    const page = await pages().open();
+    const d = driver(page);
+    value(await d.open('nowasm', undefined, undefined, undefined, { ...TEACHER, wasmPaths: '/tfjs/absent/' }));
+    await within(60_000, async () => (await d.notices('nowasm')).some((n) => n.code === 'reranker.unavailable'), 'the load failure was announced');
+    expect((await d.notices('nowasm')).find((n) => n.code === 'reranker.unavailable')?.message).toMatch(/^MODEL_UNAVAILABLE: .*WebAssembly/);
+    value(await d.call('nowasm', 'add', adds[0]));
+    value(await d.call('nowasm', 'flush', { session_id: adds[0]!.session_id }));
+    expect(value(await d.call<SearchResponse>('nowasm', 'search', { user_id: 'ann', query: QUESTIONS[0], method: 'agentic', top_k: 5 })).data.episodes).toHaveLength(1);
+    await page.context().close();
+  });
 });
