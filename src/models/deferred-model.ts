@@ -55,8 +55,8 @@ export function createDeferredLlm(id: string, load: () => Promise<Llm>): Deferre
 
 /**
  * Starts `load` now and answers for the reranker it brings. Agentic search keeps hybrid's order
- * while it loads (`agentic.reranker_failed`, reason `loading`). Records written meanwhile are not
- * primed: they are embedded when a search first reads them.
+ * while it loads (`agentic.reranker_failed`, reason `loading`). It has no `prime`: like the
+ * server's teacher, it embeds what a search first reads, never every record written.
  */
 export function createDeferredReranker(id: string, load: () => Promise<Reranker>): DeferredReranker {
   const { use, ...deferred } = defer(`Reranker ${id}`, load);

@@ -91,7 +91,7 @@ export function createSegmentReranker(encoder: SentenceEncoder, options: Segment
       try {
         rows = await encoder.embed(texts.slice(i, i + batchSize));
       } catch (error) {
-        throw wrapError(error, 'MODEL_FAILED', 'The Universal Sentence Encoder failed');
+        throw wrapError(error, 'MODEL_FAILED', 'The sentence encoder failed');
       }
       out.push(...rows.map(unit));
     }
