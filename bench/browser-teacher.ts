@@ -1,7 +1,7 @@
 /**
- * `npx tsx bench/browser-teacher.ts`: the teacher reranker inside the memory worker, in real
- * Chromium (the client's `reranker: { provider: 'teacher', … }`), served from a local server as an
- * app serves it. Per run, in a fresh browser profile:
+ * `npx tsx bench/browser-teacher.ts`: the teacher reranker of a browser memory (the client's
+ * `reranker: { provider: 'teacher', … }`; its own Web Worker beside the memory worker), in real
+ * Chromium, served from a local server as an app serves it. Per run, in a fresh browser profile:
  *
  * - load, cold: from opening the memory to the teacher being ready, its 28 MB fetched;
  * - load, cached: the same after reopening the memory in that profile (the files from the Cache API);
@@ -75,7 +75,7 @@ try {
 }
 
 const ms = (xs: number[]) => `${median(xs).toFixed(0)} ms`;
-console.log(`The teacher reranker in the memory worker, Chromium, medians over ${runs} runs (one LongMemEval-S haystack each, user turns)\n`);
+console.log(`The teacher reranker of a browser memory, Chromium, medians over ${runs} runs (one LongMemEval-S haystack each, user turns)\n`);
 console.log('| step | time |');
 console.log('|---|---|');
 console.log(`| open → teacher ready, files fetched | ${ms(times.loadCold)} |`);

@@ -10,7 +10,6 @@ import { createMemory, type Memory, type Progress } from '../src/engine.js';
 import type { PeerEvent } from '../src/rpc/peer.js';
 import { discardOpenInputs, startOpenInputs, type OpenInputs } from './open-inputs.js';
 import { createDeferredLlm, createDeferredReranker, type Deferred, type DeferredLlm, type DeferredReranker } from '../src/models/deferred-model.js';
-import { cachedModelFetch } from '../src/models/model-cache.js';
 import { createOpenAiCompatibleLlm } from '../src/models/openai-compatible-llm.js';
 import { createWebLlm } from '../src/models/webllm-llm.js';
 import type { AppConfig } from '@mlc-ai/web-llm';
@@ -64,16 +63,16 @@ const TEACHER_ID = 'teacher-rerank:use-lite:line';
  * Starts loading the teacher without holding up the memory: until it is ready, agentic search
  * keeps hybrid's order (`agentic.reranker_failed`, reason `loading`); a failed load is announced
  * once as `reranker.unavailable`. Its files go through its cache (`choice.cache`), so a memory
- * opened offline after a first visit still has it. The loader is a chunk of its own
- * (TensorFlow.js, about 1 MB), fetched only by a memory that asks for the teacher.
+ * opened offline after a first visit still has it. It runs on a Web Worker of its own
+ * (TensorFlow.js, about 1 MB, fetched only by a memory that asks for the teacher), so a cold rerank
+ * never holds this worker's other calls.
  */
-function startReranker(choice: WorkerRerankerOptions, options: Pick<OpenEngineOptions, 'fetch'>, hooks: OpenEngineHooks): DeferredReranker {
-  const fetch = choice.cache ? cachedModelFetch(choice.cache, options.fetch) : options.fetch;
+function startReranker(choice: WorkerRerankerOptions, hooks: OpenEngineHooks): DeferredReranker {
   hooks.onProgress({ phase: 'reranker', loaded: 0, total: 1, text: choice.modelUrl });
   const reranker = createDeferredReranker(TEACHER_ID, async () => {
     const { createBrowserTeacherReranker } = await import('../src/models/teacher-browser.js');
-    const { modelUrl, vocabUrl, wasmPaths } = choice;
-    return createBrowserTeacherReranker({ modelUrl, ...(vocabUrl ? { vocabUrl } : {}), wasmPaths, split: 'line', ...(fetch ? { fetch } : {}) });
+    const { modelUrl, vocabUrl, wasmPaths, cache } = choice;
+    return createBrowserTeacherReranker({ modelUrl, ...(vocabUrl ? { vocabUrl } : {}), wasmPaths, cache, split: 'line' });
   });
   announceLoad(reranker, 'reranker', 'Agentic search keeps the hybrid order.', hooks);
   return reranker;
@@ -152,7 +151,7 @@ export async function openEngine(options: OpenEngineOptions, hooks: OpenEngineHo
       ...(hooks.pdf !== undefined ? { pdf: hooks.pdf } : {}),
       ...(options.encryption ? { encryption: options.encryption } : {}),
       ...(options.llm ? { llm: startLlm(options.llm, hooks) } : {}),
-      ...(options.reranker ? { reranker: startReranker(options.reranker, options, hooks) } : {}),
+      ...(options.reranker ? { reranker: startReranker(options.reranker, hooks) } : {}),
       ...(options.autoRadius === undefined ? {} : { autoRadius: options.autoRadius }),
       onProgress: (progress) => {
         if (progress.phase === 'open') mark('loaded');

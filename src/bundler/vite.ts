@@ -15,7 +15,7 @@ const EMPTY = '\0engram-browser-empty';
 
 /**
  * The Node built-ins the teacher's packages (`@energetic-ai/*`, CommonJS bundles built for Node)
- * name at load, on paths a browser never takes (teacher-browser.ts): resolved to an empty module
+ * name at load, on paths a browser never takes (use-lite-browser.ts): resolved to an empty module
  * for those packages only, so nothing else's imports change.
  */
 const TEACHER_BUILTINS = new Set(['fs', 'fs/promises', 'path', 'os', 'crypto', 'perf_hooks', 'util', 'worker_threads']);

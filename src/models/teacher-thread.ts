@@ -6,20 +6,18 @@
  *
  * The worker is a short CommonJS script run with `eval`, handed the resolved paths of the two
  * packages: it loads from source under tsx and vitest and from dist/ alike, with no loader of its
- * own. It holds the process open only while a call is waiting for it. A worker that dies fails
- * the calls waiting on it (MODEL_FAILED); the next call starts a new one.
+ * own; it speaks remote-encoder.ts's protocol. It holds the process open only while a call is
+ * waiting for it. A worker that dies fails the calls waiting on it (MODEL_FAILED); the next call
+ * starts a new one.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 import { MemoryError } from '../errors.js';
-import type { SentenceEncoder } from './teacher-reranker.js';
+import { startRemoteEncoder, type RemoteEncoder } from './remote-encoder.js';
 
 /** A sentence encoder on a worker thread, with a way to stop the thread. */
-export interface ThreadEncoder extends SentenceEncoder {
-  /** Stops the worker; calls waiting on it fail, a later call starts a new one. */
-  close(): Promise<void>;
-}
+export type ThreadEncoder = RemoteEncoder;
 
 /** Where the worker loads the runner and the weights from (resolved module paths). */
 export interface UseLitePaths {
@@ -27,6 +25,7 @@ export interface UseLitePaths {
   weights: string;
 }
 
+/** The thread: `serveEncoder` of remote-encoder.ts, spelled in CommonJS (an `eval` worker imports no TypeScript). */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const pick = (m, key) => m[key] ?? m.default?.[key];
@@ -63,88 +62,23 @@ export function useLitePaths(): UseLitePaths {
   }
 }
 
-interface Reply {
-  id: number;
-  dims?: number;
-  flat?: Float32Array;
-  error?: string;
-}
-
 /**
  * Starts the encoder on a worker thread and waits until its model has loaded; a model that cannot
  * load rejects here (the caller maps it to MODEL_UNAVAILABLE).
  */
-export async function startThreadEncoder(paths: UseLitePaths = useLitePaths(), source = WORKER_SOURCE): Promise<ThreadEncoder> {
-  let worker: Worker | null = null;
-  let starting: Promise<Worker> | null = null;
-  let nextId = 0;
-  const waiting = new Map<number, { resolve: (rows: Float32Array[]) => void; reject: (error: Error) => void }>();
-
-  const failAll = (message: string) => {
-    for (const { reject } of waiting.values()) reject(new Error(message));
-    waiting.clear();
-  };
-
-  const start = () => new Promise<Worker>((resolve, reject) => {
-    const w = new Worker(source, { eval: true, workerData: paths });
-    let loaded = false;
-    w.on('message', (message: { ready?: boolean; error?: string } & Reply) => {
-      if (!loaded) {
-        if (message.ready) {
-          loaded = true;
-          worker = w;
-          if (waiting.size === 0) w.unref();
-          resolve(w);
-        } else {
-          void w.terminate();
-          reject(new Error(message.error ?? 'The encoder thread did not start.'));
-        }
-        return;
-      }
-      const call = waiting.get(message.id);
-      if (!call) return;
-      waiting.delete(message.id);
-      if (waiting.size === 0) w.unref();
-      if (message.error !== undefined || !message.flat) return call.reject(new Error(message.error ?? 'The encoder thread returned no vectors.'));
-      const dims = message.dims ?? 0;
-      const rows: Float32Array[] = [];
-      for (let i = 0; dims > 0 && i < message.flat.length / dims; i++) rows.push(message.flat.subarray(i * dims, (i + 1) * dims));
-      call.resolve(rows);
-    });
-    const gone = (why: string) => {
-      if (worker === w) worker = null;
-      if (!loaded) reject(new Error(why));
-      else failAll(why);
+export function startThreadEncoder(paths: UseLitePaths = useLitePaths(), source = WORKER_SOURCE): Promise<ThreadEncoder> {
+  return startRemoteEncoder(() => {
+    const worker = new Worker(source, { eval: true, workerData: paths });
+    return {
+      post: (message) => worker.postMessage(message),
+      onMessage: (listener) => void worker.on('message', listener),
+      onGone: (listener) => {
+        worker.on('error', (error) => listener(`The encoder thread failed: ${error.message}`));
+        worker.on('exit', (code) => listener(`The encoder thread exited (code ${code}).`));
+      },
+      terminate: () => worker.terminate(),
+      // Held while a call waits: otherwise an idle thread would keep the process from exiting.
+      hold: (held) => (held ? worker.ref() : worker.unref()),
     };
-    w.on('error', (error) => gone(`The encoder thread failed: ${error.message}`));
-    w.on('exit', (code) => gone(`The encoder thread exited (code ${code}).`));
-  });
-
-  const running = async (): Promise<Worker> => {
-    if (worker) return worker;
-    starting ??= start().finally(() => {
-      starting = null;
-    });
-    return starting;
-  };
-
-  await running();
-  return {
-    async embed(texts) {
-      if (texts.length === 0) return [];
-      const w = await running();
-      const id = nextId++;
-      const rows = new Promise<Float32Array[]>((resolve, reject) => waiting.set(id, { resolve, reject }));
-      w.ref();
-      w.postMessage({ id, texts });
-      return rows;
-    },
-    async close() {
-      const w = worker;
-      worker = null;
-      if (!w) return;
-      failAll('The encoder thread was closed.');
-      await w.terminate();
-    },
-  };
+  }, 'The encoder thread');
 }

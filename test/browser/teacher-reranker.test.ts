@@ -83,6 +83,30 @@ describe.skipIf(chromiumMissing)('the teacher reranker in the memory worker', ()
     await page.context().close();
   });
 
+  it('runs on a worker of its own: the memory worker answers other calls while a cold rerank runs', async () => {
+    const page = await pages().open();
+    const d = driver(page);
+    value(await d.open('busy', undefined, undefined, undefined, TEACHER));
+    await within(60_000, async () => (await d.progress('busy')).some((p) => p.phase === 'reranker' && p.loaded === 1), 'the teacher loaded');
+    // 25 walks of 6 lines each, none embedded yet: the rerank reads about 100 new lines (about a second).
+    for (let i = 0; i < 25; i++) {
+      const lines = Array.from({ length: 6 }, (_, k) => `On walk ${i}-${k} we covered ${3 + i + k} miles to the lake and counted ${7 * i + k} herons near the pier.`);
+      value(await d.call('busy', 'add', { session_id: `w${i}`, messages: lines.map((content, k) => ({ sender_id: 'ann', role: 'user', timestamp: Date.UTC(2026, 1, 1 + i, 9) + k * 60_000, content })) }));
+      value(await d.call('busy', 'flush', { session_id: `w${i}` }));
+    }
+    let agenticDone = false;
+    const agentic = d.call<SearchResponse>('busy', 'search', { user_id: 'ann', query: 'how far did we walk to the lake', method: 'agentic', top_k: 10 }).then((outcome) => {
+      agenticDone = true;
+      return outcome;
+    });
+    // Sent after the search: on the memory worker's thread, TensorFlow.js would answer it only after.
+    value(await d.call('busy', 'stats'));
+    expect(agenticDone).toBe(false);
+    expect(value(await agentic).data.episodes.length).toBeGreaterThan(0);
+    expect((await d.notices('busy')).map((n) => n.code)).not.toContain('agentic.reranker_failed');
+    await page.context().close();
+  });
+
   it('keeps hybrid\'s order and says so once when the teacher\'s files are missing', async () => {
     const page = await pages().open();
     const d = driver(page);
