@@ -9,8 +9,9 @@
  */
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
-import { engramBrowserBuiltins } from '../src/bundler/vite.js';
+import { engramBrowserBuiltins, engramTeacherFiles } from '../src/bundler/vite.js';
 import { demoPwa, withoutWebLlm } from './build/pwa-plugin.js';
+import { TEACHER_DIR } from './config.js';
 
 const demoRoot = import.meta.dirname;
 const repoRoot = resolve(demoRoot, '..');
@@ -38,5 +39,5 @@ export default defineConfig(({ command }) => ({
     // Rolldown's plugin timing report is for whoever tunes the build, not for every build.
     rolldownOptions: { checks: { bundlerTimings: false } },
   },
-  plugins: [engramBrowserBuiltins(), demoPwa({ repoRoot, serviceWorker: resolve(demoRoot, 'sw.ts') })],
+  plugins: [engramBrowserBuiltins(), engramTeacherFiles({ dir: TEACHER_DIR }), demoPwa({ repoRoot, serviceWorker: resolve(demoRoot, 'sw.ts') })],
 }));

