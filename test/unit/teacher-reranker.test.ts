@@ -91,6 +91,19 @@ describe('the encoder on a worker thread (the default)', () => {
     expect(await teacher.rerank(query, CANDIDATES)).toEqual(await here.rerank(query, CANDIDATES));
   }, 60_000);
 
+  it('answers concurrent calls each with its own vectors', async () => {
+    const here = await createTeacherReranker({ thread: false });
+    const queries = ['how far did we walk', 'who did we meet at the lake', 'what does Alice do', 'which trip are we planning'];
+    const sets = queries.map((_, i) => [...lines(6, `concurrent ${i}`), ...CANDIDATES]);
+    const together = await Promise.all(queries.map((q, i) => teacher.rerank(q, sets[i]!)));
+    for (const [i, q] of queries.entries()) {
+      const alone = await here.rerank(q, sets[i]!);
+      expect(together[i]!.map((r) => r.id)).toEqual(alone.map((r) => r.id));
+      // A vector can differ in its last bits with the batch it was embedded in (padding), never more.
+      together[i]!.forEach((r, k) => expect(r.score).toBeCloseTo(alone[k]!.score, 6));
+    }
+  }, 60_000);
+
   it('leaves the caller\'s thread free while it embeds', async () => {
     let ticked = false;
     setTimeout(() => (ticked = true), 0);
