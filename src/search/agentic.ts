@@ -106,27 +106,40 @@ export function rerankTextsOf(record: MemoryRecord): string[] {
 
 /**
  * Reranks the first `RERANK_UNITS` candidates (given best first) with the configured reranker and,
- * below the first `RERANK_HEAD`, fuses its order with the given one by RRF: the reranker reads
- * word order and context the hybrid legs do not, the given order holds what the reranker's short
- * view of a candidate misses, and a unit both put high stays high. Scores follow places (the i-th
- * unit gets the i-th best calibrated score), so a score means on the wire what it means for hybrid
- * at that place. Without a reranker, or when it fails (`notice` says so), the calibrated order.
+ * below the first `RERANK_HEAD`, fuses its order with the given one (`fuseUnderHead`): the
+ * reranker reads word order and context the hybrid legs do not, the given order holds what the
+ * reranker's short view of a candidate misses, and a unit both put high stays high. Without a
+ * reranker, or when it fails (`notice` says so), the calibrated order.
  */
 export async function rerankUnits(reranker: Reranker | null, query: string, candidates: UnitCandidate[], keep: number, options: ModelCallOptions, notice?: AgenticDeps['notice']): Promise<UnitCandidate[]> {
-  const calibrated = [...candidates].sort((a, b) => b.score - a.score);
-  if (!reranker || candidates.length === 0) return calibrated.slice(0, keep);
+  const calibrated = () => [...candidates].sort((a, b) => b.score - a.score).slice(0, keep);
+  if (!reranker || candidates.length === 0) return calibrated();
   const read = candidates.slice(0, RERANK_UNITS);
   const scores = await unlessFailed(() => reranker.rerank(query, read.map((c) => ({ id: c.record.id, text: rerankText(c) })), options), options.signal, (code) => {
     notice?.('agentic.reranker_failed', `The reranker failed (${code}): candidates kept the calibrated hybrid order.`);
   });
-  if (!scores) return calibrated.slice(0, keep);
+  if (!scores) return calibrated();
   const byId = new Map(candidates.map((c) => [c.record.id, c]));
-  const reranked = [...scores].sort((a, b) => b.score - a.score).map((s) => s.id).filter((id) => byId.has(id));
-  const first = candidates.slice(0, RERANK_HEAD);
-  const stays = new Set(first.map((c) => c.record.id));
-  const below = (ids: string[]) => ids.filter((id) => !stays.has(id));
-  const fused = [...first, ...rrf([below(candidates.map((c) => c.record.id)), below(reranked)]).map(({ id }) => byId.get(id)!)];
-  return fused.slice(0, keep).map((c, i) => ({ ...c, score: calibrated[i]!.score }));
+  const reranked = [...scores].sort((a, b) => b.score - a.score).flatMap((s) => byId.get(s.id) ?? []);
+  return fuseUnderHead(candidates, reranked, RERANK_HEAD).slice(0, keep);
+}
+
+/**
+ * `base` (best first) with its best `head` kept in place and, below them, its order and `other`'s
+ * fused by RRF, so a unit both rank well rises and one only `other` found can enter. Scores follow
+ * places: the i-th unit gets base's i-th best score (its last past its end; each unit keeps its
+ * own children, base's copy where both hold it), so a score means on the wire what it means for
+ * hybrid at that place, and the list stays in score order for the granularity competition.
+ */
+function fuseUnderHead(base: readonly UnitCandidate[], other: readonly UnitCandidate[], head: number): UnitCandidate[] {
+  const first = base.slice(0, head);
+  const fixed = new Set(first.map((c) => c.record.id));
+  const byId = new Map<string, UnitCandidate>();
+  for (const c of [...other, ...base]) byId.set(c.record.id, c);
+  const rest = (list: readonly UnitCandidate[]) => list.map((c) => c.record.id).filter((id) => !fixed.has(id));
+  const merged = [...first, ...rrf([rest(base), rest(other)]).map(({ id }) => byId.get(id)!)];
+  const scores = base.map((c) => c.score).sort((a, b) => b - a);
+  return merged.map((c, i) => ({ ...c, score: scores[Math.min(i, scores.length - 1)] ?? 0 }));
 }
 
 /**
@@ -163,23 +176,12 @@ export function mergeRounds(round1: readonly UnitCandidate[], parts: readonly (r
 export const EXPANSION_HEAD = 3;
 
 /**
- * Round 1 and the expansion round as one list. Round 1's best `EXPANSION_HEAD` stay in place: the
- * question's own words found them, and expansion is for what the question's words missed. Below
- * them both lists are fused by RRF, so a unit both rounds rank well rises and one only the
- * expansion found can enter. Scores follow places: the i-th unit of the merged list gets round
- * 1's i-th score (each unit keeps its own children), so a score means on the wire what it means
- * for hybrid at that place, and the list stays in score order for the granularity competition.
+ * Round 1 and the expansion round as one list (`fuseUnderHead`). Round 1's best `EXPANSION_HEAD`
+ * stay in place: the question's own words found them, and expansion is for what the question's
+ * words missed. Below them both rounds fuse, and each place keeps round 1's score for it.
  */
 export function mergeExpansion(round1: readonly UnitCandidate[], expansion: readonly UnitCandidate[]): UnitCandidate[] {
-  const head = round1.slice(0, EXPANSION_HEAD);
-  const fixed = new Set(head.map((c) => c.record.id));
-  const byId = new Map<string, UnitCandidate>();
-  for (const c of [...expansion, ...round1]) byId.set(c.record.id, c);
-  const rest = (list: readonly UnitCandidate[]) => list.map((c) => c.record.id).filter((id) => !fixed.has(id));
-  const merged = [...head, ...rrf([rest(round1), rest(expansion)]).map(({ id }) => byId.get(id)!)];
-  const scores = round1.map((c) => c.score).sort((a, b) => b - a);
-  while (scores.length < merged.length) scores.push(scores[scores.length - 1] ?? 0);
-  return merged.map((c, i) => ({ ...c, score: scores[i]! }));
+  return fuseUnderHead(round1, expansion, EXPANSION_HEAD);
 }
 
 /** Each candidate of several rounds once, as its best-scored copy, by id. */
