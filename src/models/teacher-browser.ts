@@ -6,7 +6,7 @@
  * worker creates it when `createMemoryClient` is given `reranker: { provider: 'teacher', … }`.
  */
 import { wrapError } from '../errors.js';
-import { startRemoteEncoder } from './remote-encoder.js';
+import { startRemoteEncoder, type RemoteEncoder } from './remote-encoder.js';
 import { createSegmentReranker, type SegmentReranker, type SegmentRerankerOptions } from './segment-reranker.js';
 import type { TeacherWorkerLoad } from './teacher-browser.worker.js';
 import type { UseLiteUrls } from './use-lite-browser.js';
@@ -27,7 +27,7 @@ export async function createBrowserTeacherReranker(options: BrowserTeacherOption
   const load: TeacherWorkerLoad = {
     load: { modelUrl: options.modelUrl, ...(options.vocabUrl ? { vocabUrl: options.vocabUrl } : {}), wasmPaths: options.wasmPaths, cache: options.cache ?? null },
   };
-  let encoder;
+  let encoder: RemoteEncoder;
   try {
     encoder = await startRemoteEncoder(() => {
       const worker = new Worker(new URL('./teacher-browser.worker.js', import.meta.url), { type: 'module', name: 'engram:teacher' });

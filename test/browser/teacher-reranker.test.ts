@@ -107,11 +107,17 @@ describe.skipIf(chromiumMissing)('the teacher reranker in the memory worker', ()
     await page.context().close();
   });
 
-  it('keeps hybrid\'s order and says so once when the teacher\'s files are missing', async () => {
+  /** A page whose memory's teacher cannot load (`teacher` says what is missing), once that failure was announced. */
+  async function openUnloadable(name: string, teacher: typeof TEACHER) {
     const page = await pages().open();
     const d = driver(page);
-    value(await d.open('missing', undefined, undefined, undefined, { ...TEACHER, modelUrl: '/teacher/absent/model.json' }));
-    await within(60_000, async () => (await d.notices('missing')).some((n) => n.code === 'reranker.unavailable'), 'the load failure was announced');
+    value(await d.open(name, undefined, undefined, undefined, teacher));
+    await within(60_000, async () => (await d.notices(name)).some((n) => n.code === 'reranker.unavailable'), 'the load failure was announced');
+    return { page, d };
+  }
+
+  it('keeps hybrid\'s order and says so once when the teacher\'s files are missing', async () => {
+    const { page, d } = await openUnloadable('missing', { ...TEACHER, modelUrl: '/teacher/absent/model.json' });
     for (const add of adds.slice(0, 4)) {
       value(await d.call('missing', 'add', add));
       value(await d.call('missing', 'flush', { session_id: add.session_id }));
@@ -127,10 +133,7 @@ describe.skipIf(chromiumMissing)('the teacher reranker in the memory worker', ()
   });
 
   it('says so, not hangs, when TensorFlow.js\'s WebAssembly is nowhere to be found', async () => {
-    const page = await pages().open();
-    const d = driver(page);
-    value(await d.open('nowasm', undefined, undefined, undefined, { ...TEACHER, wasmPaths: '/tfjs/absent/' }));
-    await within(60_000, async () => (await d.notices('nowasm')).some((n) => n.code === 'reranker.unavailable'), 'the load failure was announced');
+    const { page, d } = await openUnloadable('nowasm', { ...TEACHER, wasmPaths: '/tfjs/absent/' });
     expect((await d.notices('nowasm')).find((n) => n.code === 'reranker.unavailable')?.message).toMatch(/^MODEL_UNAVAILABLE: .*WebAssembly/);
     value(await d.call('nowasm', 'add', adds[0]));
     value(await d.call('nowasm', 'flush', { session_id: adds[0]!.session_id }));
