@@ -189,7 +189,7 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
     if (t.pos === 'NOUN' && !/^\p{Lu}/u.test(t.text)) {
       // "my knee" → "Ben's knee" for a later "it"; a plural ("peanuts") for a later "them".
       const plural = t.lower !== t.lemma && t.lower.endsWith('s');
-      if (possessor && tokens[i + 1]?.pos !== 'NOUN') mentions.add({ name: `${possessor}'s ${t.text}`, kind: 'thing', gender: null, plural, role: null, proper: false });
+      if (possessor && tokens[i + 1]?.pos !== 'NOUN' && !predicateOfPronoun(tokens, i - 1)) mentions.add({ name: `${possessor}'s ${t.text}`, kind: 'thing', gender: null, plural, role: null, proper: false });
       else if (plural && !possessor && tokens[i + 1]?.pos !== 'NOUN' && ['ADP', 'VERB', 'ADJ'].includes(tokens[i - 1]?.pos ?? '')) mentions.add({ name: t.text, kind: 'thing', gender: null, plural: true, role: null, proper: false });
       continue;
     }
@@ -221,4 +221,22 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
     mentions.add({ name: text, kind, gender: null, plural: false, role: null, proper: true });
     i = end - 1;
   }
+}
+
+/** Personal pronouns whose "be" predicate describes them: "it's been my way to relax" says what "it" is. */
+const DESCRIBED_PRONOUNS = new Set(['it', 'he', 'she', 'they']);
+
+/**
+ * Whether the phrase starting at token `start` ("my way") is what a personal pronoun is said to be
+ * ("it's been my way to relax", "she was my rock"): it names nothing new for a later "it", which
+ * still stands for what the pronoun did. After "this is" or a name it is a thing of its own ("This
+ * is my car. It is red.").
+ */
+function predicateOfPronoun(tokens: readonly Token[], start: number): boolean {
+  let j = start - 1;
+  let copula = false;
+  for (; j >= 0 && (tokens[j]!.pos === 'AUX' || tokens[j]!.pos === 'ADV' || tokens[j]!.pos === 'PART'); j--) {
+    if (tokens[j]!.lemma.toLowerCase() === 'be' || ["'s", 'is', 'was', 'been', 'are', 'were', "'re"].includes(tokens[j]!.lower)) copula = true;
+  }
+  return copula && j >= 0 && tokens[j]!.pos === 'PRON' && DESCRIBED_PRONOUNS.has(tokens[j]!.lower);
 }

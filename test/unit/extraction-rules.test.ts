@@ -230,6 +230,15 @@ describe('what real conversations break', () => {
     expect(far.join(' ')).not.toMatch(/Lisbon was/);
   });
 
+  it('does not read "it" as what an earlier "it" was said to be', async () => {
+    // "my way to relax" says what the painting is; the later "it" is the painting, which the rules
+    // cannot name, so that clause is no fact (its words stay in the episode).
+    const said = await facts(['assistant', "I finished a painting of a lake last week, it's been my way to relax."], ['user', "I'd love to see it!"]);
+    expect(said.join(' ')).not.toMatch(/way/);
+    // After "this is", the phrase is a thing of its own.
+    expect(await facts(['user', 'This is my car. It is red.'])).toContain("Maya's car is red.");
+  });
+
   it('makes the auxiliary agree with a named listener', async () => {
     expect(await facts(['user', 'Do you have any tips for visiting Lisbon in winter?'], ['assistant', 'Take the tram early.'])).toEqual(['Maya asked: Does Assistant have any tips for visiting Lisbon in winter?']);
     expect(await facts(['user', 'Were you ever in Porto? You were right about the trams.'], ['assistant', 'Glad to hear it.'])).toEqual(['Maya asked: Was Assistant ever in Porto?', 'Assistant was right about the trams.']);
