@@ -19,7 +19,7 @@ export function resolvePronouns(tokens: readonly Token[], mentions: Mentions, ex
     if (t.pos !== 'PRON' || !THIRD_PRONOUNS.has(t.lower)) continue;
     // "It's important to …", "would it be okay to …", "it takes an hour to …": an "it" that
     // stands for what follows is left as said.
-    if (t.lower === 'it' && (dummyIt(tokens, i) || tokens[i - 1]?.lower === 'worth')) continue;
+    if (t.lower === 'it' && (dummyIt(tokens, i) || tokens[i - 1]?.lower === 'worth' || idiomIt(tokens, i))) continue;
     // "it" as in "it is raining" / "it was fun" stands for nothing; such a clause is no claim.
     const m = mentions.resolve(t.lower, exclude);
     if (!m) return null;
@@ -64,3 +64,24 @@ function dummyIt(tokens: readonly Token[], i: number): boolean {
   }
   return false;
 }
+
+/**
+ * Set phrases whose "it" stands for no thing said before: "go for it", "take it easy", "hit it
+ * off", "make it to …", "nailed it". Read as a name they say something else ("Gina should go for
+ * Jon's passion").
+ */
+function idiomIt(tokens: readonly Token[], i: number): boolean {
+  const before = tokens[i - 1];
+  const after = tokens[i + 1]?.lower;
+  if (!before) return false;
+  const lemma = before.lemma.toLowerCase();
+  if (before.lower === 'for' && tokens[i - 2]?.lemma.toLowerCase() === 'go') return true;
+  if (lemma === 'take' && (after === 'easy' || after === 'slow')) return true;
+  if (lemma === 'hit' && after === 'off') return true;
+  if (lemma === 'make' && (after === 'to' || after === 'through' || after === 'home' || after === 'back' || after === undefined || after === '!' || after === '.')) return true;
+  // "I get it", "got it!", "I still don't get it": understanding, unless a clause ties it to a thing ("since I got it").
+  const understood = lemma === 'get' && (after === undefined || after === '!' || after === '.') && !tokens.slice(0, i).some((t) => TIME_CLAUSE.has(t.lower));
+  return lemma === 'nail' || understood;
+}
+
+const TIME_CLAUSE = new Set(['since', 'when', 'after', 'before', 'until', 'once', 'because', 'where', 'which', 'that']);

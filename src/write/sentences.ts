@@ -45,6 +45,17 @@ const CONTRACTIONS: [RegExp, string][] = [
   [/\b([Yy]ou|[Ww]e)['’]ve\b/g, '$1 have'],
   [/\b([Yy]ou|[Ww]e)['’]ll\b/g, '$1 will'],
   [/\b([Yy]ou|[Ww]e)['’]d\b/g, '$1 would'],
+  // Third-person ones as well: a resolved pronoun becomes a name, which the contraction cannot
+  // follow either ("Leo's obsessed" reads as Leo's something). "'s" is "has" before "been", "got",
+  // "had", and before a participle that seldom describes a state when no preposition follows it
+  // ("it's helped me", "it's made me think", not "it's made of wood"); otherwise "is" ("he's married").
+  [/\b([Hh]e|[Ss]he|[Ii]t)['’]s(?=\s+(?:(?:already|just|never|ever|always|finally|also|only|really|actually|definitely)\s+)?(?:been|got|gotten|had|(?:helped|become|made|given|taken|brought|allowed|caused|grown|changed|meant|led|kept|turned|started|shown|proven|proved|worked|inspired|opened|taught|improved)\b(?!\s+(?:of|from|by|in|into|with|for|to|up|out|on|at|as)\b))\b)/g, '$1 has'],
+  [/\b([Hh]e|[Ss]he|[Ii]t)['’]s\b/g, '$1 is'],
+  [/\b([Tt]hey)['’]re\b/g, '$1 are'],
+  [/\b([Hh]e|[Ss]he|[Ii]t|[Tt]hey)['’]ve\b/g, '$1 have'],
+  [/\b([Hh]e|[Ss]he|[Ii]t|[Tt]hey)['’]ll\b/g, '$1 will'],
+  [/\b([Hh]e|[Ss]he|[Ii]t|[Tt]hey)['’]d(?=\s+(?:(?:already|just|never|ever|only)\s+)?(?:been|better|had|gone|done|seen|got|gotten|left)\b)/g, '$1 had'],
+  [/\b([Hh]e|[Ss]he|[Ii]t|[Tt]hey)['’]d\b/g, '$1 would'],
 ];
 
 export function expandContractions(text: string): string {

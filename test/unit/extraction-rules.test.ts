@@ -239,6 +239,25 @@ describe('what real conversations break', () => {
     expect(await facts(['user', 'This is my car. It is red.'])).toContain("Maya's car is red.");
   });
 
+  it('spells out the contraction after a pronoun that becomes a name', async () => {
+    expect(await facts(['user', "My son Leo started judo. He's obsessed and he's been training daily. He'd love a black belt."])).toEqual([
+      "Maya's son Leo started judo.",
+      'Leo is obsessed.',
+      'Leo has been training daily.',
+      'Leo would love a black belt.',
+    ]);
+    expect(await facts(['user', "My parents visit a lot. They've booked a hotel."])).toContain("Maya's parents have booked a hotel.");
+    expect(await facts(['user', "I bought a standing desk for my office. It's helped my back a lot."])).toContain("Maya's office has helped Maya's back a lot.");
+    expect(await facts(['user', "I sanded my table. It's made of oak."])).toContain("Maya's table is made of oak.");
+  });
+
+  it('leaves the "it" of a set phrase as said, and a goodbye is no fact', async () => {
+    const said = await facts(['assistant', 'Dancing has always been my passion.'], ['user', "I'm thinking of opening a clothing store."], ['assistant', 'You should go for it!']);
+    expect(said.join(' ')).not.toMatch(/go for (?!it)/);
+    expect(await facts(['user', 'I love my team. We made it to the finals this year.'])).toContain('Maya and others made it to the finals in 2026.');
+    expect(await facts(['user', 'Anyway, gotta run, talk later!'])).toEqual([]);
+  });
+
   it('makes the auxiliary agree with a named listener', async () => {
     expect(await facts(['user', 'Do you have any tips for visiting Lisbon in winter?'], ['assistant', 'Take the tram early.'])).toEqual(['Maya asked: Does Assistant have any tips for visiting Lisbon in winter?']);
     expect(await facts(['user', 'Were you ever in Porto? You were right about the trams.'], ['assistant', 'Glad to hear it.'])).toEqual(['Maya asked: Was Assistant ever in Porto?', 'Assistant was right about the trams.']);
