@@ -31,7 +31,9 @@ export interface Speaker {
 }
 
 const DAY = 86_400_000;
-const LEAD = new Set(['yes', 'yeah', 'yep', 'no', 'nope', 'well', 'oh', 'ah', 'so', 'ok', 'okay', 'actually', 'anyway', 'also', 'and', 'but', 'haha', 'lol', 'um', 'uh', 'hmm', 'btw', 'honestly', 'sure', 'right', 'wow', 'hey', 'hi', 'hello', 'plus', 'besides', 'oh,']);
+const LEAD = new Set(['yes', 'yeah', 'yep', 'no', 'nope', 'well', 'oh', 'ah', 'so', 'ok', 'okay', 'actually', 'anyway', 'also', 'and', 'but', 'haha', 'hahaha', 'lol', 'lmao', 'omg', 'tbh', 'um', 'uh', 'hmm', 'btw', 'honestly', 'sure', 'right', 'wow', 'hey', 'hi', 'hello', 'plus', 'besides', 'oh,']);
+/** Chat words that close a clause without adding to it ("I'd do the same tbh", "… lol"). */
+const TAIL = new Set(['btw', 'lol', 'lmao', 'haha', 'hahaha', 'tho', 'though', 'actually', 'tbh', 'imo', 'imho', 'xd']);
 /** Reactions that open a reply ("Great, I'll …", "Perfect! …"), dropped when punctuation follows them. */
 const REACTIONS = new Set(['great', 'perfect', 'cool', 'nice', 'awesome', 'thanks', 'lovely', 'wonderful', 'sorry', 'true', 'mostly', 'sure', 'right', 'exactly', 'totally', 'indeed']);
 const MODALS = new Set(['will', 'would', 'can', 'could', 'should', 'may', 'might', 'must', 'shall', 'ca', 'wo']);
@@ -45,6 +47,17 @@ const SUBORDINATORS = new Set(['since', 'because', 'as', 'although', 'though', '
 const CONDITIONAL = new Set(['if', 'unless', 'whether']);
 /** An auxiliary before "I" or "you", as it agrees with the name put in their place ("Do you" → "Does Mel"). */
 const AGREE_THIRD: Record<string, string> = { do: 'does', am: 'is', are: 'is', have: 'has', were: 'was' };
+const YOU_PLURAL = new Set(['guys', 'folks', 'lot']);
+/** Words after "you" that make it several people only when nothing they could quantify follows ("you all should", not "send you all the files"). */
+const YOU_QUANTIFIED = new Set(['all', 'two', 'both']);
+
+/** Whether the "you" at `i` opens "you guys", "you all", "you two": the listener and others. */
+function youPlural(tokens: readonly Token[], i: number): boolean {
+  const next = tokens[i + 1]?.lower ?? '';
+  if (YOU_PLURAL.has(next)) return true;
+  const after = tokens[i + 2];
+  return YOU_QUANTIFIED.has(next) && (!after || ['PUNCT', 'VERB', 'AUX', 'ADV'].includes(after.pos));
+}
 const SUBJECT_OPENERS = new Set(['my', 'our', 'his', 'her', 'their', 'the']);
 const NOMINAL_TAGS = new Set(['NOUN', 'PROPN', 'ADJ']);
 const PRESENT_FORMS = new Set(['am', 'are', "'re", "'m", 'ca', 'wo', "n't"]);
@@ -150,7 +163,7 @@ function stripLead(tokens: Token[]): Token[] {
     while (i < tokens.length && (lead(i) || (tokens[i]!.pos === 'PUNCT' && i > 0 && i < 3) || tokens[i]!.text === ',')) i++;
   }
   let end = tokens.length;
-  const tail = (k: number) => tokens[k]!.pos === 'PUNCT' || ['btw', 'lol', 'haha', 'tho', 'though', 'actually'].includes(tokens[k]!.lower);
+  const tail = (k: number) => tokens[k]!.pos === 'PUNCT' || TAIL.has(tokens[k]!.lower);
   let k = end - 1;
   while (k > i && tail(k)) k--;
   if (k < end - 1 && tokens.slice(k + 1).some((t) => t.pos !== 'PUNCT')) end = k + 1;
@@ -197,8 +210,8 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
   }
   const claims: Claim[] = [];
   const ownClauses: Token[][] = [];
-  for (const raw of clauses(sentence.tokens).flatMap(appositives)) {
-    const stripped = stripLead(raw);
+  for (const [n, raw] of clauses(sentence.tokens).flatMap(appositives).entries()) {
+    const stripped = n === 0 ? withDroppedSubject(stripLead(raw)) : stripLead(raw);
     // "Since I've finished four projects, …": what the clause says still holds ("Sam has finished
     // four projects"); "If I get the job, …" holds only maybe, and is no claim.
     const opener = stripped[0]?.lower ?? '';
@@ -217,6 +230,38 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
     if (claim) claims.push(claim);
   }
   return { claims, ownClauses };
+}
+
+/** Adverbs a chat line may open with before its verb ("just got back", "finally finished"). */
+const OPENING_ADVERBS = new Set(['just', 'finally', 'also', 'already', 'recently', 'literally', 'actually', 'totally', 'really', 'still', 'never', 'once', 'today', 'yesterday']);
+/** Past participles that are no past tense ("done with exams", "gone for the day"): no subject is left out before them. */
+const PARTICIPLES = new Set(['done', 'gone', 'seen', 'been', 'taken', 'given', 'eaten', 'written', 'known', 'shown', 'broken', 'chosen', 'spoken', 'driven', 'ridden', 'fallen', 'forgotten', 'gotten', 'born', 'grown', 'thrown', 'worn', 'hidden', 'proven']);
+/** Past-tense forms that are no participle too ("went", "saw"): at the head of a line they are the speaker's past. */
+/** Past forms that are participles as well and do not end in "-ed". */
+const IRREGULAR_PAST = new Set(['bought', 'made', 'found', 'felt', 'left', 'met', 'thought', 'told', 'said', 'spent', 'brought', 'taught', 'caught', 'won', 'sent', 'kept', 'slept', 'heard', 'paid', 'sat', 'stood', 'built', 'lost', 'had', 'read', 'put', 'cut', 'hit', 'let', 'set', 'tried']);
+const PAST_ONLY = new Set(['went', 'got', 'saw', 'took', 'ate', 'ran', 'came', 'did', 'knew', 'grew', 'threw', 'wore', 'rode', 'sang', 'swam', 'broke', 'chose', 'forgot', 'spoke', 'fell', 'became', 'began', 'drove', 'flew', 'wrote', 'gave', 'was', 'were']);
+
+/**
+ * A chat line often leaves its subject out: "Just got back from the market, bought way too many
+ * peaches", "Loved the movie!". A line that opens (after an adverb or two) with a verb in the past
+ * tense speaks of the speaker, so "I" is put back. A base form is an instruction ("Send pics") and
+ * is left as written. Three words at least, so a
+ * reaction ("Got it!") stays none.
+ */
+function withDroppedSubject(tokens: Token[]): Token[] {
+  let v = 0;
+  while (v < tokens.length && OPENING_ADVERBS.has(tokens[v]!.lower)) v++;
+  const verb = tokens[v];
+  if (!verb || verb.pos !== 'VERB' || verb.lower === verb.lemma.toLowerCase() || /(?:ing|s)$/.test(verb.lower) || PARTICIPLES.has(verb.lower)) return tokens;
+  // Any other past form is also a participle, which often opens a line that is no claim by the
+  // speaker ("Loaded avocado toast", "Based on …", "Animated Gif showing …"): only with an object
+  // that a determiner or pronoun opens is it the speaker's past ("Loved the movie", "Finished my essay").
+  if (!PAST_ONLY.has(verb.lower) && !(/ed$/.test(verb.lower) || IRREGULAR_PAST.has(verb.lower))) return tokens;
+  if (!PAST_ONLY.has(verb.lower) && !['DET', 'PRON'].includes(tokens[v + 1]?.pos ?? '')) return tokens;
+  if (tokens.filter((t) => t.pos !== 'PUNCT').length < 3) return tokens;
+  const first = tokens[0]!;
+  const lowered = /^\p{Lu}\p{Ll}/u.test(first.text) ? { ...first, text: first.text.charAt(0).toLowerCase() + first.text.slice(1) } : first;
+  return [{ text: 'I', lower: 'i', pos: 'PRON', lemma: 'i', space: '' }, { ...lowered, space: ' ' }, ...tokens.slice(1)];
 }
 
 function isContent(tokens: readonly Token[]): boolean {
@@ -288,6 +333,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   let namedSubject = false;
   let infinitive = false; // the last verb was "to …"
   let quoted = false;
+  let startsWithName = false; // a name keeps its capital after "said that"
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const date = dates.length === 0 ? undefined : dates.find((d) => d.index === starts[i]);
@@ -332,7 +378,12 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       } else if (lower === 'you' || lower === 'your' || lower === 'yours') {
         if (!speaker.listener) return null;
         text = lower === 'you' ? speaker.listener : `${speaker.listener}'s`;
-        if (lower === 'you') {
+        // "you guys", "you all", "you two": the listener and others, as "we" is the speaker and others.
+        if (lower === 'you' && youPlural(tokens, i)) {
+          text = `${speaker.listener} and others`;
+          i++;
+          if (pieces.length === 0 && ['VERB', 'AUX'].includes(tokens[i + 1]?.pos ?? '')) namedSubject = true; // "You guys should come" → "Mel and others should come
+        } else if (lower === 'you') {
           agreeAuxiliary(pieces, tokens, i); // "Do you have …?" → "Does Mel have …?"
           // "you" as a subject ("you were right", "after you have built …"), not an object ("let you know").
           if (!conjugate && ['VERB', 'AUX'].includes(tokens[i + 1]?.pos ?? '') && !BARE_INFINITIVE.has(tokens[i - 1]?.lemma ?? '') && tokens[i - 1]?.pos !== 'AUX' && tokens[i - 1]?.lower !== 'to') {
@@ -356,6 +407,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
     }
     // "excited to explore Rostov and try the food": a verb after "and" continues the infinitive.
     if (t.pos === 'VERB') infinitive = tokens[i - 1]?.lower === 'to' || (tokens[i - 1]?.pos === 'ADV' && tokens[i - 2]?.lower === 'to');
+    if (pieces.length === 0) startsWithName = text !== t.text || t.pos === 'PROPN';
     pieces.push({ text, space: pieces.length ? t.space : '' });
   }
   while (pieces.length && /^[,.!?;:…]+$/.test(pieces[pieces.length - 1]!.text)) pieces.pop();
@@ -365,7 +417,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   if (!body) return null;
   const direct = firstPerson || namedSubject || /^\p{Lu}/u.test(body) && tokens[0]?.pos === 'PROPN';
   if (question) return { content: `${name} asked: ${capitalised(body)}?`, evidence, plan: false, due_at: null, dates, tokens, firstPerson: false };
-  const content = direct ? `${capitalised(body)}.` : `${name} said that ${body.charAt(0).toLowerCase() + body.slice(1)}.`;
+  const content = direct ? `${capitalised(body)}.` : `${name} said that ${startsWithName ? body : body.charAt(0).toLowerCase() + body.slice(1)}.`;
   const today = Math.floor(now / DAY) * DAY;
   const ahead = dates.filter((d) => d.at >= today);
   // "I watered the beds today": a date that is not past does not make a past-tense verb a plan.

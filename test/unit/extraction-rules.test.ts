@@ -258,6 +258,19 @@ describe('what real conversations break', () => {
     expect(await facts(['user', 'Anyway, gotta run, talk later!'])).toEqual([]);
   });
 
+  it('reads chat shorthand: a subject left out, "you guys", "omg", "tbh"', async () => {
+    expect(await facts(['user', 'Just got back from the farmers market. Loved the peaches!'])).toEqual(['Maya just got back from the farmers market.', 'Maya loved the peaches.']);
+    // A participle or an instruction at the head of a line is no claim by the speaker.
+    expect((await facts(['user', 'Loaded avocado toast. Send pics.'])).join(' ')).not.toMatch(/Maya (?:loaded|sends?)/);
+    const plural = await facts(['assistant', 'Hi!'], ['user', 'You guys are amazing. I will send you all the files.']);
+    expect(plural).toContain('Assistant and others are amazing.');
+    expect(await facts(['assistant', 'I adopted a kitten, her name is Mochi.'], ['user', 'Omg how cute! I would do the same tbh.'])).toEqual(['Maya would do the same.']);
+  });
+
+  it('keeps the capital of a name after "said that"', async () => {
+    expect(await facts(['assistant', 'Hello.'], ['user', 'Your advice about Rome really helped.'])).toEqual(["Maya said that Assistant's advice about Rome really helped."]);
+  });
+
   it('makes the auxiliary agree with a named listener', async () => {
     expect(await facts(['user', 'Do you have any tips for visiting Lisbon in winter?'], ['assistant', 'Take the tram early.'])).toEqual(['Maya asked: Does Assistant have any tips for visiting Lisbon in winter?']);
     expect(await facts(['user', 'Were you ever in Porto? You were right about the trams.'], ['assistant', 'Glad to hear it.'])).toEqual(['Maya asked: Was Assistant ever in Porto?', 'Assistant was right about the trams.']);
