@@ -35,7 +35,7 @@ const LEAD = new Set(['yes', 'yeah', 'yep', 'no', 'nope', 'well', 'oh', 'ah', 's
 /** Chat words that close a clause without adding to it ("I'd do the same tbh", "… lol"). */
 const TAIL = new Set(['btw', 'lol', 'lmao', 'haha', 'hahaha', 'tho', 'though', 'actually', 'tbh', 'imo', 'imho', 'xd']);
 /** Reactions that open a reply ("Great, I'll …", "Perfect! …"), dropped when punctuation follows them. */
-const REACTIONS = new Set(['great', 'perfect', 'cool', 'nice', 'awesome', 'thanks', 'lovely', 'wonderful', 'sorry', 'true', 'mostly', 'sure', 'right', 'exactly', 'totally', 'indeed']);
+const REACTIONS = new Set(['great', 'perfect', 'cool', 'nice', 'awesome', 'thanks', 'lovely', 'wonderful', 'sorry', 'true', 'mostly', 'sure', 'right', 'exactly', 'totally', 'indeed', 'fun', 'congrats', 'yay', 'aww', 'ugh', 'omg']);
 const MODALS = new Set(['will', 'would', 'can', 'could', 'should', 'may', 'might', 'must', 'shall', 'ca', 'wo']);
 const THIRD: Record<string, string> = { am: 'is', have: 'has', do: 'does', were: 'was', are: 'is', go: 'goes' };
 const SUBJECT_PRONOUNS = new Set(['i', 'we', 'he', 'she', 'they', 'it', 'you']);
@@ -47,6 +47,8 @@ const SUBORDINATORS = new Set(['since', 'because', 'as', 'although', 'though', '
 const CONDITIONAL = new Set(['if', 'unless', 'whether']);
 /** An auxiliary before "I" or "you", as it agrees with the name put in their place ("Do you" → "Does Mel"). */
 const AGREE_THIRD: Record<string, string> = { do: 'does', am: 'is', are: 'is', have: 'has', were: 'was' };
+/** "to", and the chat forms that end in it ("gonna sell it and get a new one" keeps "get"). */
+const TO_WORDS = new Set(['to', 'gonna', 'wanna', 'gotta']);
 const YOU_PLURAL = new Set(['guys', 'folks', 'lot']);
 /** Words after "you" that make it several people only when nothing they could quantify follows ("you all should", not "send you all the files"). */
 const YOU_QUANTIFIED = new Set(['all', 'two', 'both']);
@@ -62,7 +64,7 @@ const SUBJECT_OPENERS = new Set(['my', 'our', 'his', 'her', 'their', 'the']);
 const NOMINAL_TAGS = new Set(['NOUN', 'PROPN', 'ADJ']);
 const PRESENT_FORMS = new Set(['am', 'are', "'re", "'m", 'ca', 'wo', "n't"]);
 const FUTURE = /\b(will|shall|going to|gonna|plan(?:ning)? to|planning on|intend to|intending to|hope to|hoping to|aim to|about to|scheduled|booked|want to|would like to|have to|need to|tomorrow|next)\b/i;
-const SMALL_TALK = /^(thanks?|thank you|you['’]?re welcome|no problem|good (?:morning|night|evening|afternoon)|see you|bye|goodbye|sounds good|that sounds|that['’]?s (?:great|nice|lovely|awesome|cool|good|wonderful|amazing|fun|interesting|exciting|too bad|a shame|sad)|how (?:nice|lovely|cool|fun)|nice|great|cool|awesome|lovely|wonderful|me too|same here|of course|glad to hear|(?:i )?(?:gotta|got to|have to|need to|must) (?:go|run|dash|head out|head off|get going)|talk (?:to you )?(?:later|soon)|catch you (?:later|soon)|speak soon|ttyl|take care|(?:(?:it['’]?s|it was|so) )?(?:good|great|nice|lovely|happy|glad) to (?:see|hear from|meet|talk to|catch up with|chat with) you)\b/i;
+const SMALL_TALK = /^(thanks?|thank you|you['’]?re welcome|no problem|good (?:morning|night|evening|afternoon)|see you|bye|goodbye|sounds good|that sounds|that['’]?s (?:great|nice|lovely|awesome|cool|good|wonderful|amazing|fun|interesting|exciting|too bad|a shame|sad)|how (?:nice|lovely|cool|fun)|nice|great|cool|awesome|lovely|wonderful|me too|same here|of course|glad to hear|good to know|fingers crossed|(?:i )?(?:ca n['’]?t|can ?not|could n['’]?t) believe it|(?:i )?(?:gotta|got to|have to|need to|must) (?:go|run|dash|head out|head off|get going)|talk (?:to you )?(?:later|soon)|catch you (?:later|soon)|speak soon|ttyl|take care|(?:(?:it['’]?s|it was|so) )?(?:good|great|nice|lovely|happy|glad) to (?:see|hear from|meet|talk to|catch up with|chat with) you)\b/i;
 /** A greeting to the listener, however long ("It was so nice to hear from you again"): no fact about anyone. */
 const GREETING = /^(?:it['’]?s |it is |it was |it['’]?s been |it has been )?(?:so |really |very |always |such )?(?:good|great|nice|lovely|happy|glad|fun|a pleasure|a joy) to (?:see|hear from|meet|talk to|catch up with|chat with) you\b/i;
 /** Verbs that open a task for the assistant when they come first ("write …", "list …", "select …"). */
@@ -406,7 +408,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       text = thirdPerson(t.text); // "… and then visit Kyoto" shares the subject "I"
     }
     // "excited to explore Rostov and try the food": a verb after "and" continues the infinitive.
-    if (t.pos === 'VERB') infinitive = tokens[i - 1]?.lower === 'to' || (tokens[i - 1]?.pos === 'ADV' && tokens[i - 2]?.lower === 'to');
+    if (t.pos === 'VERB') infinitive = TO_WORDS.has(tokens[i - 1]?.lower ?? '') || (tokens[i - 1]?.pos === 'ADV' && TO_WORDS.has(tokens[i - 2]?.lower ?? ''));
     if (pieces.length === 0) startsWithName = text !== t.text || t.pos === 'PROPN';
     pieces.push({ text, space: pieces.length ? t.space : '' });
   }
@@ -417,7 +419,8 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   if (!body) return null;
   const direct = firstPerson || namedSubject || /^\p{Lu}/u.test(body) && tokens[0]?.pos === 'PROPN';
   if (question) return { content: `${name} asked: ${capitalised(body)}?`, evidence, plan: false, due_at: null, dates, tokens, firstPerson: false };
-  const content = direct ? `${capitalised(body)}.` : `${name} said that ${startsWithName ? body : body.charAt(0).toLowerCase() + body.slice(1)}.`;
+  const stop = /[.!?…]$/.test(body) ? '' : '.'; // "around 30k." ends with its own stop
+  const content = direct ? `${capitalised(body)}${stop}` : `${name} said that ${startsWithName ? body : body.charAt(0).toLowerCase() + body.slice(1)}${stop}`;
   const today = Math.floor(now / DAY) * DAY;
   const ahead = dates.filter((d) => d.at >= today);
   // "I watered the beds today": a date that is not past does not make a past-tense verb a plan.

@@ -11,7 +11,7 @@
  * message ids that stated it; `history` keeps each superseded scalar value:
  * `{ field, value, source_message_ids, superseded_at, superseded_by }`.
  */
-import { INSTITUTIONS, properName, RELATIONS, SPECIES } from './mentions.js';
+import { INSTITUTIONS, OCCUPATIONS, properName, RELATIONS, SPECIES } from './mentions.js';
 import type { Token } from './sentences.js';
 
 export const SCALAR_FIELDS = ['name', 'age', 'location', 'occupation', 'workplace'] as const;
@@ -31,7 +31,6 @@ export interface ProfileHistoryEntry {
   superseded_by: unknown;
 }
 
-const OCCUPATIONS = new Set(['engineer', 'developer', 'nurse', 'teacher', 'doctor', 'student', 'designer', 'manager', 'lawyer', 'writer', 'artist', 'chef', 'cook', 'scientist', 'researcher', 'accountant', 'consultant', 'programmer', 'analyst', 'photographer', 'musician', 'pharmacist', 'architect', 'therapist', 'professor', 'librarian', 'journalist', 'entrepreneur', 'freelancer', 'mechanic', 'electrician', 'plumber', 'pilot', 'farmer', 'firefighter', 'officer', 'dentist', 'veterinarian', 'vet', 'editor', 'marketer', 'salesperson', 'retiree', 'baker', 'barista', 'waiter', 'waitress', 'carpenter', 'paramedic', 'surgeon', 'translator', 'cashier', 'driver', 'tutor', 'coach', 'secretary', 'receptionist', 'janitor', 'clerk', 'banker', 'economist', 'physicist', 'chemist', 'biologist', 'psychologist', 'sociologist', 'historian', 'actor', 'actress', 'dancer', 'singer', 'illustrator', 'animator', 'intern', 'technician', 'administrator', 'director', 'ceo', 'founder', 'mathematician', 'statistician', 'paralegal', 'midwife', 'caregiver', 'nanny', 'gardener', 'butcher', 'tailor', 'soldier', 'policeman', 'detective', 'postman', 'housewife']);
 const STOP = new Set([',', '.', '!', '?', ';', ':', 'but', 'because', 'so', 'since', 'which', 'who', 'when', 'while', 'if', 'and', 'although', 'though', 'now', 'anymore', 'too', 'either', 'lately', 'recently', 'these', 'nowadays']);
 const TIME_WORDS = new Set(['last', 'next', 'this', 'yesterday', 'tomorrow', 'today', 'tonight', 'ago', 'every', 'each', 'since', 'for', 'on', 'in', 'at', 'during', 'before', 'after', 'with', 'from', 'until', 'about']);
 

@@ -67,7 +67,7 @@ function dummyIt(tokens: readonly Token[], i: number): boolean {
 
 /**
  * Set phrases whose "it" stands for no thing said before: "go for it", "take it easy", "hit it
- * off", "make it to …", "nailed it". Read as a name they say something else ("Gina should go for
+ * off", "make it to …", "nailed it", "can't believe it". Read as a name they say something else ("Gina should go for
  * Jon's passion").
  */
 function idiomIt(tokens: readonly Token[], i: number): boolean {
@@ -78,6 +78,8 @@ function idiomIt(tokens: readonly Token[], i: number): boolean {
   if (before.lower === 'for' && tokens[i - 2]?.lemma.toLowerCase() === 'go') return true;
   if (lemma === 'take' && (after === 'easy' || after === 'slow')) return true;
   if (lemma === 'hit' && after === 'off') return true;
+  if (lemma === 'believe' && (after === undefined || after === '!' || after === '.')) return true; // "can't believe it!"
+
   if (lemma === 'make' && (after === 'to' || after === 'through' || after === 'home' || after === 'back' || after === undefined || after === '!' || after === '.')) return true;
   // "I get it", "got it!", "I still don't get it": understanding, unless a clause ties it to a thing ("since I got it").
   const understood = lemma === 'get' && (after === undefined || after === '!' || after === '.') && !tokens.slice(0, i).some((t) => TIME_CLAUSE.has(t.lower));

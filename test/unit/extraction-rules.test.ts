@@ -267,6 +267,13 @@ describe('what real conversations break', () => {
     expect(await facts(['assistant', 'I adopted a kitten, her name is Mochi.'], ['user', 'Omg how cute! I would do the same tbh.'])).toEqual(['Maya would do the same.']);
   });
 
+  it('reads a capitalised role as no name, and keeps a chat line whole', async () => {
+    const episode = (await createRulesExtractor().extract(segment([['user', 'My car broke down again.'], ['assistant', 'Oh no!'], ['user', "Mechanic says it'll cost a lot. I think I'm just gonna sell it and get a new one. My budget is around 30k."]]))).episodes[0]!;
+    expect(episode.facts.map((f) => f.content)).toContain("Maya's budget is around 30k.");
+    expect(episode.foresight.map((f) => f.content)).toEqual(["Maya thinks Maya is just gonna sell Maya's car and get a new one."]);
+    expect(await facts(['user', "Five years already! Can't believe it. Fingers crossed for the move."])).toEqual([]);
+  });
+
   it('keeps the capital of a name after "said that"', async () => {
     expect(await facts(['assistant', 'Hello.'], ['user', 'Your advice about Rome really helped.'])).toEqual(["Maya said that Assistant's advice about Rome really helped."]);
   });
