@@ -200,7 +200,9 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
   }
   // A question, with its mark or without it ("can you quote some sayings from the book").
   const question = /[?？]\s*$/.test(sentence.text) || /^(?:can|could|would|will|do|does|did|should|have|has|are|were)\s+you\b/i.test(sentence.text);
-  const own = new Set([speaker.name]);
+  // "he", "she" and "they" stand for someone talked about, not for whoever is talking or listening
+  // (they are "I" and "you"): "we picked him up" is never the listener.
+  const own = new Set(speaker.listener ? [speaker.name, speaker.listener] : [speaker.name]);
   if (question) {
     // A question is no claim, but what was asked is worth remembering: "Maya asked: Can Assistant
     // recommend a book about Rome?" (pronouns resolved like a claim's; none if one stands for nothing).
@@ -270,6 +272,8 @@ function isContent(tokens: readonly Token[]): boolean {
   const words = tokens.filter((t) => t.pos !== 'PUNCT');
   if (words.length < 3) return false;
   if (!tokens.some((t) => t.pos === 'VERB' || t.pos === 'AUX')) return false; // a fragment
+  // "Mostly walking dogs and cleaning kennels": only -ing forms, no verb that makes a sentence.
+  if (!tokens.some((t) => t.pos === 'AUX' || (t.pos === 'VERB' && !/ing$/.test(t.lower)))) return false;
   if (!tokens.some((t) => CONTENT_TAGS.has(t.pos))) return false;
   const first = words[0]!;
   const last = words[words.length - 1]!;

@@ -96,6 +96,7 @@ export function properName(tokens: readonly Token[], i: number, sentenceStart = 
 }
 
 const FEMININE = new Set(['she', 'her', 'hers', 'herself']);
+const NAMING_PRONOUNS = new Set(['his', 'her', 'its', 'their']);
 const MASCULINE = new Set(['he', 'him', 'his', 'himself']);
 
 /** The mentions of a segment so far, newest last. */
@@ -107,6 +108,8 @@ export class Mentions {
   private message = 0;
   /** The order of the first mention after the last change of topic ("By the way, …"). */
   private topicFrom = 0;
+  /** The message an animal was last spoken of in (null: none yet). */
+  private animalMessage: number | null = null;
 
   /** Starts a new message. */
   beginMessage(): void {
@@ -116,6 +119,16 @@ export class Mentions {
   /** The talk turns to another topic ("By the way, …", "Anyway, …"): what came before is no longer what "it" stands for. */
   changeTopic(): void {
     this.topicFrom = this.counter;
+  }
+
+  /** A pet or other animal was spoken of in this message or the two before ("a puppy", "my cat"). */
+  animalNearby(): boolean {
+    return this.animalMessage !== null && this.animalMessage >= this.message - 2;
+  }
+
+  /** An animal is spoken of now, named or not ("a golden retriever puppy"). */
+  noteAnimal(): void {
+    this.animalMessage = this.message;
   }
 
   add(m: Omit<Mention, 'order' | 'message'>): Mention {
@@ -169,10 +182,21 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const word = t.lower;
+    // "His name is Biscuit", "her name's Ana": a name for whoever the pronoun stood for, a later "he" or "she".
+    if (NAMING_PRONOUNS.has(word) && tokens[i + 1]?.lower === 'name' && ['is', "'s", 'was'].includes(tokens[i + 2]?.lower ?? '')) {
+      const name = properName(tokens, i + 3);
+      if (name) {
+        const animal = mentions.animalNearby();
+        mentions.add({ name: name[1], kind: animal ? 'animal' : 'person', gender: word === 'her' ? 'female' : word === 'his' ? 'male' : null, plural: false, role: null, proper: true });
+        i = name[0] - 1;
+        continue;
+      }
+    }
     const previous = tokens[i - 1]?.lower;
     const possessor = previous === 'my' || previous === 'our' ? owner : previous === 'your' && listener ? listener : null;
     if ((SPECIES.has(word) || RELATIONS.has(word)) && (t.pos === 'NOUN' || t.pos === 'PROPN')) {
       const animal = SPECIES.has(word);
+      if (animal) mentions.noteAnimal();
       const plural = PLURAL_FAMILY.includes(word);
       // "a cat named Pixel", "my sister Ana", "my dog, Biscuit", "my brother is called Tom"
       let j = i + 1;

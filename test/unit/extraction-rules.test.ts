@@ -274,6 +274,14 @@ describe('what real conversations break', () => {
     expect(await facts(['user', "Five years already! Can't believe it. Fingers crossed for the move."])).toEqual([]);
   });
 
+  it('never reads "he" or "him" as the listener, and learns a name from "his name is"', async () => {
+    const said = await facts(['assistant', 'Is he yours?'], ['user', 'Yep, we picked him up on Sunday. His name is Biscuit. He already chewed two of my sneakers.']);
+    expect(said.join(' ')).not.toMatch(/Assistant up|Assistant's name/);
+    expect(said).toContain("Biscuit already chewed two of Maya's sneakers.");
+    // Only -ing forms make no sentence: "Mostly walking dogs" is no claim.
+    expect(await facts(['assistant', 'What do you do there?'], ['user', 'Mostly walking dogs and cleaning kennels.'])).toEqual([]);
+  });
+
   it('keeps the capital of a name after "said that"', async () => {
     expect(await facts(['assistant', 'Hello.'], ['user', 'Your advice about Rome really helped.'])).toEqual(["Maya said that Assistant's advice about Rome really helped."]);
   });
