@@ -62,7 +62,8 @@ export function isNameToken(t: Token | undefined): boolean {
   if (t.pos !== 'PROPN' && !(t.pos === 'NOUN' && /^\p{Lu}/u.test(t.text))) return false;
   // A lower-case word the tokenizer kept with its full stop ("the midnight sun." read as "Sun.") is no name.
   if (t.text.endsWith('.') && !/^\p{Lu}/u.test(t.text)) return false;
-  return /^\p{L}/u.test(t.text) && !NOT_NAMES.has(withoutStop(t.lower));
+  // A letter held three times is a cry ("Noooo", "Yesss"), no name.
+  return /^\p{L}/u.test(t.text) && !NOT_NAMES.has(withoutStop(t.lower)) && !/(\p{L})\1\1/u.test(t.lower);
 }
 
 /** The word without a full stop the tokenizer kept on it ("dr." → "dr"). */

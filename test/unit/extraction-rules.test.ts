@@ -265,6 +265,8 @@ describe('what real conversations break', () => {
     const plural = await facts(['assistant', 'Hi!'], ['user', 'You guys are amazing. I will send you all the files.']);
     expect(plural).toContain('Assistant and others are amazing.');
     expect(await facts(['assistant', 'I adopted a kitten, her name is Mochi.'], ['user', 'Omg how cute! I would do the same tbh.'])).toEqual(['Maya would do the same.']);
+    // A drawn-out cry is no name for a later "it".
+    expect((await facts(['assistant', 'Noooo. The mug looks great though.'], ['user', "Yeah, it's called ocean blue."])).join(' ')).not.toMatch(/Noooo/);
   });
 
   it('reads a capitalised role as no name, and keeps a chat line whole', async () => {
