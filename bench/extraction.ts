@@ -2,11 +2,12 @@
  * `npm run bench:extraction`: the rules extractor against conversations written for it
  * (bench/fixtures/extraction.json: user and assistant messages, each with the facts, absolute
  * dates and names a person would note, each conversation with the profile its user stated).
- * Prints precision, recall and F1 per field for the tuned and the held-out split, the share of
+ * Prints precision, recall and F1 per field for the tuned and the held-out split and for chats
+ * between two people (bench/fixtures/extraction-people.json, never tuned on), the share of
  * facts with an unresolved pronoun or a broken sentence, extraction time per message (p50) and the
  * whole write path's throughput (`createMemory().add` + `flush` with the bundled embedder).
  *
- *   npm run bench:extraction -- [--split tune|heldout|all] [--show] [--messages 2000] [--json]
+ *   npm run bench:extraction -- [--split tune|heldout|people|all] [--show] [--messages 2000] [--json]
  *
  * A fact counts as found when its words match an expected fact's (token F1 ≥ 0.6, one to one)
  * and it names the same things (the same capitalised words: a pronoun read as the wrong name is a
@@ -23,17 +24,21 @@ import { mergeProfile, type ProfileHistoryEntry } from '../src/write/profile-rul
 import { extractWith, readSegment } from '../src/write/rules-extractor.js';
 
 interface FixtureMessage { role: 'user' | 'assistant'; text: string; facts: string[]; dates: string[]; entities: string[] }
-interface Conversation { id: string; split: 'tune' | 'heldout'; user: string; start: string; messages: FixtureMessage[]; profile: Record<string, unknown> }
+/** `other`: the second speaker's name, in the chats between people (their messages have the assistant role). */
+interface Conversation { id: string; split: Split; user: string; other?: string; start: string; messages: FixtureMessage[]; profile: Record<string, unknown> }
+type Split = 'tune' | 'heldout' | 'people';
 
 const { values } = parseArgs({ options: { split: { type: 'string', default: 'all' }, show: { type: 'boolean', default: false }, messages: { type: 'string', default: '2000' }, json: { type: 'boolean', default: false } } });
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/extraction.json', import.meta.url), 'utf8')) as { conversations: Conversation[] };
+// Chats between two people, written after the rules were fixed and never used to change them.
+const people = JSON.parse(readFileSync(new URL('./fixtures/extraction-people.json', import.meta.url), 'utf8')) as { conversations: Conversation[] };
 const language = await english();
 
 function segmentOf(c: Conversation): Segment {
   const start = Date.parse(c.start);
   const messages: BufferedMessage[] = c.messages.map((m, i) => ({
     id: `${c.id}-${i}`, app_id: 'default', project_id: 'default', session_id: c.id, seq: i,
-    sender_id: m.role === 'user' ? c.user.toLowerCase() : 'assistant', sender_name: m.role === 'user' ? c.user : 'Assistant',
+    sender_id: m.role === 'user' ? c.user.toLowerCase() : c.other?.toLowerCase() ?? 'assistant', sender_name: m.role === 'user' ? c.user : c.other ?? 'Assistant',
     role: m.role, timestamp: start + i * 60_000, content: m.text,
   }) as BufferedMessage);
   return { id: `mc-${c.id}`, app_id: 'default', project_id: 'default', session_id: c.id, messages };
@@ -102,7 +107,7 @@ function evaluate(conversations: Conversation[]) {
   for (const c of conversations) {
     const segment = segmentOf(c);
     const extraction = extractWith(language, segment);
-    const readings = readSegment(segment, new Map([[c.user.toLowerCase(), c.user], ['assistant', 'Assistant']]), language);
+    const readings = readSegment(segment, new Map([[c.user.toLowerCase(), c.user], [c.other?.toLowerCase() ?? 'assistant', c.other ?? 'Assistant']]), language);
     const statements = extraction.episodes.flatMap((e) => [...e.facts, ...e.foresight]);
     c.messages.forEach((m, i) => {
       const id = `${c.id}-${i}`;
@@ -203,11 +208,11 @@ async function throughput(conversations: Conversation[], total: number): Promise
   return { wall: rate, cpu: total / ((cpu.user + cpu.system) / 1e6) };
 }
 
-const splits = values.split === 'all' ? (['tune', 'heldout'] as const) : ([values.split] as ['tune' | 'heldout']);
+const splits: readonly Split[] = values.split === 'all' ? ['tune', 'heldout', 'people'] : [values.split as Split];
 const report: Record<string, unknown> = {};
 const f = (x: number) => x.toFixed(3);
 for (const split of splits) {
-  const conversations = fixture.conversations.filter((c) => c.split === split);
+  const conversations = [...fixture.conversations, ...people.conversations].filter((c) => c.split === split);
   const r = evaluate(conversations);
   report[split] = r;
   if (values.json) continue;
