@@ -16,8 +16,8 @@
  *   - a place left as "there" after a verb of being, going or working ("Sam went there": the rules
  *     resolve pronouns, not place adverbs; "are there any …" is not counted);
  *   - a name read into a pronoun before a judgement: wrong where the "it" stands for what follows
- *     ("Africa's a global problem that …", "UV's also important to sign …"), right where it
- *     stands for the name ("Tikka Masala's always a favorite"); the pattern cannot tell them apart.
+ *     ("Africa is a global problem that …", "UV is also important to sign …"), right where it
+ *     stands for the name ("Tikka Masala is always a favorite"); the pattern cannot tell them apart.
  *
  * A pattern can only count what it matches: these are floors on breakage, not its rate (and the
  * last one also counts facts that are right). Read the examples (`--show N`) before trusting a
@@ -44,7 +44,8 @@ const PATTERNS: Record<string, RegExp> = {
   'recurring day as one date': /\b(?:every|each) (?:on|in) \d{4}|\d{4}-\d\d-\d\d (?:evenings|mornings|afternoons|nights)\b/,
   'quantity as a date': /\b\d+\/\d+\b.*\bon \d{4}-\d\d-\d\d|\bis (?:open )?on \d{4}-\d\d-\d\d\.$/,
   'a place left as "there"': /\b(?:been|work|works|worked|working|live|lives|lived|living|stay|stayed|staying|go|goes|went|going|moved|move|travel|traveled|travelled|visit|visited|met|meet|bought|buy|eat|ate|study|studied|volunteer|volunteered|[a-z]+ist|analyst|engineer|manager|nurse|teacher) there\b(?! (?:is|are|was|were|will|has|have|had)\b)/,
-  'a name read into a pronoun before a judgement': /^(?!It's)[A-Z]\w*(?: [A-Z]\w*)*'s (?:important|okay|ok|worth|been a|a good idea|hard|easy|amazing|interesting|fascinating|frustrating|really|so|just|always|also)\b/,
+  // The rules spell out "it's" after a name they put in ("Hindi is", "Hindi has been"), so both forms count.
+  'a name read into a pronoun before a judgement': /^(?!(?:It|Sam|Assistant|There|Here|This|That|What)\b)[A-Z]\w*(?: [A-Z]\w*)*(?:'s| is| has) (?:important|okay|ok|worth|been a|a good idea|hard|easy|amazing|interesting|fascinating|frustrating|really|so|just|always|also)\b/,
 };
 
 const dataset = await loadDataset(values.data);
