@@ -240,17 +240,16 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
 const OPENING_ADVERBS = new Set(['just', 'finally', 'also', 'already', 'recently', 'literally', 'actually', 'totally', 'really', 'still', 'never', 'once', 'today', 'yesterday']);
 /** Past participles that are no past tense ("done with exams", "gone for the day"): no subject is left out before them. */
 const PARTICIPLES = new Set(['done', 'gone', 'seen', 'been', 'taken', 'given', 'eaten', 'written', 'known', 'shown', 'broken', 'chosen', 'spoken', 'driven', 'ridden', 'fallen', 'forgotten', 'gotten', 'born', 'grown', 'thrown', 'worn', 'hidden', 'proven']);
-/** Past-tense forms that are no participle too ("went", "saw"): at the head of a line they are the speaker's past. */
 /** Past forms that are participles as well and do not end in "-ed". */
 const IRREGULAR_PAST = new Set(['bought', 'made', 'found', 'felt', 'left', 'met', 'thought', 'told', 'said', 'spent', 'brought', 'taught', 'caught', 'won', 'sent', 'kept', 'slept', 'heard', 'paid', 'sat', 'stood', 'built', 'lost', 'had', 'read', 'put', 'cut', 'hit', 'let', 'set', 'tried']);
+/** Past-tense forms that are no participle too ("went", "saw"): at the head of a line they are the speaker's past. */
 const PAST_ONLY = new Set(['went', 'got', 'saw', 'took', 'ate', 'ran', 'came', 'did', 'knew', 'grew', 'threw', 'wore', 'rode', 'sang', 'swam', 'broke', 'chose', 'forgot', 'spoke', 'fell', 'became', 'began', 'drove', 'flew', 'wrote', 'gave', 'was', 'were']);
 
 /**
  * A chat line often leaves its subject out: "Just got back from the market, bought way too many
  * peaches", "Loved the movie!". A line that opens (after an adverb or two) with a verb in the past
  * tense speaks of the speaker, so "I" is put back. A base form is an instruction ("Send pics") and
- * is left as written. Three words at least, so a
- * reaction ("Got it!") stays none.
+ * is left as written. Three words at least, so a reaction ("Got it!") stays none.
  */
 function withDroppedSubject(tokens: Token[]): Token[] {
   let v = 0;
@@ -260,8 +259,10 @@ function withDroppedSubject(tokens: Token[]): Token[] {
   // Any other past form is also a participle, which often opens a line that is no claim by the
   // speaker ("Loaded avocado toast", "Based on …", "Animated Gif showing …"): only with an object
   // that a determiner or pronoun opens is it the speaker's past ("Loved the movie", "Finished my essay").
-  if (!PAST_ONLY.has(verb.lower) && !(/ed$/.test(verb.lower) || IRREGULAR_PAST.has(verb.lower))) return tokens;
-  if (!PAST_ONLY.has(verb.lower) && !['DET', 'PRON'].includes(tokens[v + 1]?.pos ?? '')) return tokens;
+  if (!PAST_ONLY.has(verb.lower)) {
+    const pastForm = /ed$/.test(verb.lower) || IRREGULAR_PAST.has(verb.lower);
+    if (!pastForm || !['DET', 'PRON'].includes(tokens[v + 1]?.pos ?? '')) return tokens;
+  }
   if (tokens.filter((t) => t.pos !== 'PUNCT').length < 3) return tokens;
   const first = tokens[0]!;
   const lowered = /^\p{Lu}\p{Ll}/u.test(first.text) ? { ...first, text: first.text.charAt(0).toLowerCase() + first.text.slice(1) } : first;

@@ -97,8 +97,9 @@ export function properName(tokens: readonly Token[], i: number, sentenceStart = 
 }
 
 const FEMININE = new Set(['she', 'her', 'hers', 'herself']);
-const NAMING_PRONOUNS = new Set(['his', 'her', 'its', 'their']);
 const MASCULINE = new Set(['he', 'him', 'his', 'himself']);
+/** Possessives before "name is" that name whoever they stand for ("His name is Biscuit"). */
+const NAMING_PRONOUNS = new Set(['his', 'her', 'its', 'their']);
 
 /** The mentions of a segment so far, newest last. */
 export class Mentions {

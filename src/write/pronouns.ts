@@ -65,25 +65,27 @@ function dummyIt(tokens: readonly Token[], i: number): boolean {
   return false;
 }
 
+/** Words that open a clause about a thing: "since I got it" is the thing got, not understanding. */
+const THING_CLAUSE = new Set(['since', 'when', 'after', 'before', 'until', 'once', 'because', 'where', 'which', 'that']);
+
 /**
  * Set phrases whose "it" stands for no thing said before: "go for it", "take it easy", "hit it
- * off", "make it to …", "nailed it", "can't believe it". Read as a name they say something else ("Gina should go for
- * Jon's passion").
+ * off", "make it to …", "nailed it", "can't believe it". Read as a name they say something else
+ * ("Gina should go for Jon's passion").
  */
 function idiomIt(tokens: readonly Token[], i: number): boolean {
   const before = tokens[i - 1];
-  const after = tokens[i + 1]?.lower;
   if (!before) return false;
+  const after = tokens[i + 1]?.lower;
+  const last = after === undefined || after === '!' || after === '.'; // "it" ends the clause
   const lemma = before.lemma.toLowerCase();
-  if (before.lower === 'for' && tokens[i - 2]?.lemma.toLowerCase() === 'go') return true;
-  if (lemma === 'take' && (after === 'easy' || after === 'slow')) return true;
-  if (lemma === 'hit' && after === 'off') return true;
-  if (lemma === 'believe' && (after === undefined || after === '!' || after === '.')) return true; // "can't believe it!"
-
-  if (lemma === 'make' && (after === 'to' || after === 'through' || after === 'home' || after === 'back' || after === undefined || after === '!' || after === '.')) return true;
-  // "I get it", "got it!", "I still don't get it": understanding, unless a clause ties it to a thing ("since I got it").
-  const understood = lemma === 'get' && (after === undefined || after === '!' || after === '.') && !tokens.slice(0, i).some((t) => TIME_CLAUSE.has(t.lower));
-  return lemma === 'nail' || understood;
+  if (before.lower === 'for') return tokens[i - 2]?.lemma.toLowerCase() === 'go';
+  if (lemma === 'take') return after === 'easy' || after === 'slow';
+  if (lemma === 'hit') return after === 'off';
+  if (lemma === 'make') return last || after === 'to' || after === 'through' || after === 'home' || after === 'back';
+  if (lemma === 'nail') return true; // "nailed it"
+  if (lemma === 'believe') return last; // "can't believe it!"
+  // "I get it", "got it!", "I still don't get it": understanding, unless a clause ties it to a thing.
+  if (lemma === 'get') return last && !tokens.slice(0, i).some((t) => THING_CLAUSE.has(t.lower));
+  return false;
 }
-
-const TIME_CLAUSE = new Set(['since', 'when', 'after', 'before', 'until', 'once', 'because', 'where', 'which', 'that']);
