@@ -27,6 +27,8 @@ interface FixtureMessage { role: 'user' | 'assistant'; text: string; facts: stri
 /** `other`: the second speaker's name, in the chats between people (their messages have the assistant role). */
 interface Conversation { id: string; split: Split; user: string; other?: string; start: string; messages: FixtureMessage[]; profile: Record<string, unknown> }
 type Split = 'tune' | 'heldout' | 'people';
+/** The second speaker's name: the friend in a chat between people, else the assistant. */
+const otherName = (c: Conversation) => c.other ?? 'Assistant';
 
 const { values } = parseArgs({ options: { split: { type: 'string', default: 'all' }, show: { type: 'boolean', default: false }, messages: { type: 'string', default: '2000' }, json: { type: 'boolean', default: false } } });
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/extraction.json', import.meta.url), 'utf8')) as { conversations: Conversation[] };
@@ -38,7 +40,7 @@ function segmentOf(c: Conversation): Segment {
   const start = Date.parse(c.start);
   const messages: BufferedMessage[] = c.messages.map((m, i) => ({
     id: `${c.id}-${i}`, app_id: 'default', project_id: 'default', session_id: c.id, seq: i,
-    sender_id: m.role === 'user' ? c.user.toLowerCase() : c.other?.toLowerCase() ?? 'assistant', sender_name: m.role === 'user' ? c.user : c.other ?? 'Assistant',
+    sender_id: (m.role === 'user' ? c.user : otherName(c)).toLowerCase(), sender_name: m.role === 'user' ? c.user : otherName(c),
     role: m.role, timestamp: start + i * 60_000, content: m.text,
   }) as BufferedMessage);
   return { id: `mc-${c.id}`, app_id: 'default', project_id: 'default', session_id: c.id, messages };
@@ -107,7 +109,7 @@ function evaluate(conversations: Conversation[]) {
   for (const c of conversations) {
     const segment = segmentOf(c);
     const extraction = extractWith(language, segment);
-    const readings = readSegment(segment, new Map([[c.user.toLowerCase(), c.user], [c.other?.toLowerCase() ?? 'assistant', c.other ?? 'Assistant']]), language);
+    const readings = readSegment(segment, new Map([[c.user.toLowerCase(), c.user], [otherName(c).toLowerCase(), otherName(c)]]), language);
     const statements = extraction.episodes.flatMap((e) => [...e.facts, ...e.foresight]);
     c.messages.forEach((m, i) => {
       const id = `${c.id}-${i}`;
