@@ -31,7 +31,7 @@ export interface Speaker {
 }
 
 const DAY = 86_400_000;
-const LEAD = new Set(['yes', 'yeah', 'yep', 'no', 'nope', 'well', 'oh', 'ah', 'so', 'ok', 'okay', 'actually', 'anyway', 'also', 'and', 'but', 'haha', 'hahaha', 'lol', 'lmao', 'omg', 'tbh', 'um', 'uh', 'hmm', 'btw', 'honestly', 'sure', 'right', 'wow', 'hey', 'hi', 'hello', 'plus', 'besides', 'oh,']);
+const LEAD = new Set(['yes', 'yeah', 'yep', 'no', 'nope', 'well', 'oh', 'ah', 'so', 'ok', 'okay', 'actually', 'anyway', 'also', 'and', 'but', 'haha', 'hahaha', 'lol', 'lmao', 'omg', 'tbh', 'um', 'uh', 'hmm', 'btw', 'yikes', 'phew', 'whoa', 'oops', 'ooh', 'ahh', 'geez', 'jeez', 'meh', 'honestly', 'sure', 'right', 'wow', 'hey', 'hi', 'hello', 'plus', 'besides', 'oh,']);
 /** Chat words that close a clause without adding to it ("I'd do the same tbh", "… lol"). */
 const TAIL = new Set(['btw', 'lol', 'lmao', 'haha', 'hahaha', 'tho', 'though', 'actually', 'tbh', 'imo', 'imho', 'xd']);
 /** Reactions that open a reply ("Great, I'll …", "Perfect! …"), dropped when punctuation follows them. */
@@ -45,6 +45,9 @@ const CONJUNCTIONS = new Set(['and', 'but', 'so']);
 /** Words that open a subordinate clause; of those, the ones that make it no statement of fact. */
 const SUBORDINATORS = new Set(['since', 'because', 'as', 'although', 'though', 'while', 'whilst', 'when', 'whenever', 'once', 'after', 'before', 'if', 'unless', 'whether']);
 const CONDITIONAL = new Set(['if', 'unless', 'whether']);
+/** Words that hedge what follows, and the openers of a clause that, hedged and alone, only supposes. */
+const HEDGES = new Set(['maybe', 'perhaps', 'probably', 'hopefully']);
+const HYPOTHETICAL = new Set(['when', 'whenever', 'if', 'once', 'unless', 'until', 'after', 'before']);
 /** An auxiliary before "I" or "you", as it agrees with the name put in their place ("Do you" → "Does Mel"). */
 const AGREE_THIRD: Record<string, string> = { do: 'does', am: 'is', are: 'is', have: 'has', were: 'was' };
 /** "to", and the chat forms that end in it ("gonna sell it and get a new one" keeps "get"). */
@@ -143,7 +146,7 @@ function appositives(clause: Token[]): Token[][] {
 }
 
 /** Phrases that link a clause to the talk around it and say nothing themselves ("Speaking of which, …"). */
-const DISCOURSE = /^(?:speaking of(?: \S+){1,3}|by the way|that being said|having said that|with that said|that said|in fact|to be honest|honestly speaking|of course|for example|for instance|in addition|on the other hand|as a result|at the same time|come to think of it|to be fair|in any case|after all|in other words|as well|then again|all in all|first of all|to be clear|on top of that|apart from that|other than that|you know|as you know|i mean|you see|mind you|let me see|let's see)$/i;
+const DISCOURSE = /^(?:speaking of(?: \S+){1,3}|by the way|that being said|having said that|with that said|that said|in fact|to be honest|honestly speaking|of course|for example|for instance|in addition|on the other hand|as a result|at the same time|come to think of it|to be fair|in any case|after all|in other words|as well|then again|all in all|first of all|to be clear|on top of that|apart from that|other than that|you know|as you know|i mean|you see|mind you|let me see|let's see|guess what|you know what|believe it or not|no way|no kidding|for real|oh wow|oh my(?: god| gosh| goodness)?|my (?:god|gosh|goodness))$/i;
 
 /** The length of a discourse phrase opening the clause at `from`, with its comma ("By the way, …"), or 0. */
 function discourseLead(tokens: readonly Token[], from: number): number {
@@ -221,7 +224,10 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
     const opener = stripped[0]?.lower ?? '';
     const subject = stripped[1];
     const subordinate = SUBORDINATORS.has(opener) && !!subject && (SUBJECT_PRONOUNS.has(subject.lower) || SUBJECT_OPENERS.has(subject.lower) || subject.pos === 'PROPN');
-    if (subordinate && CONDITIONAL.has(opener)) {
+    // "Maybe when I buy a house.", "Hopefully once it warms up": a hedged clause of time or
+    // condition with nothing it is the condition of says what might be, not what is.
+    const hedged = HEDGES.has(opener) && HYPOTHETICAL.has(subject?.lower ?? '') && !stripped.some((t) => t.text === ',');
+    if ((subordinate && CONDITIONAL.has(opener)) || hedged) {
       noteMentions(stripped, speaker.name, mentions, speaker.listener);
       continue;
     }
@@ -242,6 +248,8 @@ const OPENING_ADVERBS = new Set(['just', 'finally', 'also', 'already', 'recently
 const PARTICIPLES = new Set(['done', 'gone', 'seen', 'been', 'taken', 'given', 'eaten', 'written', 'known', 'shown', 'broken', 'chosen', 'spoken', 'driven', 'ridden', 'fallen', 'forgotten', 'gotten', 'born', 'grown', 'thrown', 'worn', 'hidden', 'proven']);
 /** Past forms that are participles as well and do not end in "-ed". */
 const IRREGULAR_PAST = new Set(['bought', 'made', 'found', 'felt', 'left', 'met', 'thought', 'told', 'said', 'spent', 'brought', 'taught', 'caught', 'won', 'sent', 'kept', 'slept', 'heard', 'paid', 'sat', 'stood', 'built', 'lost', 'had', 'read', 'put', 'cut', 'hit', 'let', 'set', 'tried']);
+/** Verbs of beginning, ending and going on that take an -ing form ("finished reading"). */
+const ASPECT_VERBS = new Set(['started', 'finished', 'stopped', 'quit', 'tried', 'kept', 'loved', 'enjoyed', 'hated', 'continued', 'resumed']);
 /** Past-tense forms that are no participle too ("went", "saw"): at the head of a line they are the speaker's past. */
 const PAST_ONLY = new Set(['went', 'got', 'saw', 'took', 'ate', 'ran', 'came', 'did', 'knew', 'grew', 'threw', 'wore', 'rode', 'sang', 'swam', 'broke', 'chose', 'forgot', 'spoke', 'fell', 'became', 'began', 'drove', 'flew', 'wrote', 'gave', 'was', 'were']);
 
@@ -261,7 +269,11 @@ function withDroppedSubject(tokens: Token[]): Token[] {
   // that a determiner or pronoun opens is it the speaker's past ("Loved the movie", "Finished my essay").
   if (!PAST_ONLY.has(verb.lower)) {
     const pastForm = /ed$/.test(verb.lower) || IRREGULAR_PAST.has(verb.lower);
-    if (!pastForm || !['DET', 'PRON'].includes(tokens[v + 1]?.pos ?? '')) return tokens;
+    const object = tokens[v + 1];
+    // "Finished my essay"; "Just finished reading the book", "Started learning Spanish": a verb of
+    // beginning or ending before an -ing form is no participle of a description.
+    const gerund = ASPECT_VERBS.has(verb.lower) && ['VERB', 'NOUN'].includes(object?.pos ?? '') && /^\p{L}{2,}ing$/u.test(object!.text);
+    if (!pastForm || !(['DET', 'PRON'].includes(object?.pos ?? '') || gerund)) return tokens;
   }
   if (tokens.filter((t) => t.pos !== 'PUNCT').length < 3) return tokens;
   const first = tokens[0]!;
@@ -304,6 +316,11 @@ function agreeAuxiliary(pieces: Piece[], tokens: readonly Token[], i: number): v
   if (agreed) prev!.text = /^\p{Lu}/u.test(prev!.text) ? capitalise(agreed) : agreed;
 }
 
+/** Verbs whose past tense is spelled as their base form. */
+const SAME_IN_PAST = new Set(['quit', 'put', 'set', 'cut', 'hit', 'let', 'read', 'hurt', 'cost', 'shut', 'spread', 'bet', 'split', 'burst', 'cast', 'fit', 'upset', 'shed']);
+/** Words that place a clause in the past ("two years ago", "yesterday", "last week"). */
+const PAST_TIME = /\b(?:ago|yesterday|last (?:night|week|weekend|month|year|time|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/i;
+
 /** Auxiliaries that, placed before the subject, leave the main verb in its base form. */
 const BASE_AFTER = new Set([...MODALS, 'do', 'does', 'did']);
 
@@ -325,6 +342,8 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   // Past tense from the verbs themselves: a verb that is not its lemma and no -ing or -s form ("took", "moved").
   const past = !future && tokens.some((t) => (t.pos === 'VERB' || t.pos === 'AUX') && t.lower !== t.lemma && !/(ing|s)$/.test(t.lower) && !PRESENT_FORMS.has(t.lower));
   const dates = findDates(evidence, now, future ? false : past || undefined);
+  // "I quit my job last month": a verb whose past is its base form keeps it when the clause says when, in the past.
+  const pastTime = !future && PAST_TIME.test(evidence);
   // Token offsets serve only to find the dates' tokens: most clauses name none.
   const starts = dates.length ? offsets(tokens) : [];
   const name = speaker.name;
@@ -405,7 +424,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       }
     } else if (conjugate && (t.pos === 'VERB' || t.pos === 'AUX')) {
       if (MODALS.has(lower)) modal = true;
-      else if (!modal && (lower === t.lemma.toLowerCase() || lower === 'am' || lower === 'are' || lower === 'have' || lower === 'do' || lower === 'were')) text = thirdPerson(t.text);
+      else if (!modal && !(SAME_IN_PAST.has(lower) && pastTime) && (lower === t.lemma.toLowerCase() || lower === 'am' || lower === 'are' || lower === 'have' || lower === 'do' || lower === 'were')) text = thirdPerson(t.text);
       conjugate = false;
     } else if (conjugate && t.pos !== 'ADV' && t.pos !== 'PART') {
       conjugate = false;

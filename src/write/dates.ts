@@ -173,6 +173,9 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
     if (TIME_WORD_ONLY.test(r.text.trim())) continue;
     // "today's conflicts", "yesterday's game": a date phrase that modifies a noun stays as said.
     if (/^['’]s\b/.test(after)) continue;
+    // "my weekend was quiet", "his last day is next Friday": after a possessive the phrase is a noun
+    // ("her" is left out: "lunch with her last Friday" is a date).
+    if (/\b(?:my|your|his|our|their|its)\s+$/i.test(before)) continue;
     // "every Sunday", "on Thursdays", "Thursday evenings" repeat; they name no one day.
     if (/\b(?:every|each)\s*$/i.test(before) || /^(?:s|\s+(?:mornings|afternoons|evenings|nights|weekends))\b/i.test(after)) continue;
     // Figures read as a date only where a person writes one: "on 5/12", "3/4/2021", not "1/2 cup" or "open 24/7".

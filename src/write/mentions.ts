@@ -34,6 +34,8 @@ const MALE = ['husband', 'father', 'dad', 'brother', 'son', 'grandfather', 'gran
 const NEUTRAL = ['partner', 'spouse', 'cousin', 'child', 'kid', 'baby', 'parent', 'sibling', 'fiancé', 'fiance', 'fiancée', 'twin'];
 const PLURAL_FAMILY = ['kids', 'children', 'parents', 'siblings', 'twins', 'grandparents', 'cousins', 'sons', 'daughters', 'brothers', 'sisters'];
 export const RELATIONS = new Set([...FEMALE, ...MALE, ...NEUTRAL, ...PLURAL_FAMILY]);
+/** People in a life who are no family ("my friend Tara", "my landlord"): someone, never an "it"; not the profile's family. */
+const SOCIAL = new Set(['friend', 'bestie', 'bff', 'roommate', 'flatmate', 'neighbor', 'neighbour', 'colleague', 'coworker', 'co-worker', 'boss', 'classmate', 'teammate', 'mentor', 'coach', 'therapist', 'landlord', 'landlady']);
 
 /** Nouns that finish an organisation's name ("St. Mary hospital", "Lincoln high school"). */
 export const INSTITUTIONS = new Set(['hospital', 'clinic', 'school', 'university', 'college', 'academy', 'bank', 'library', 'cafe', 'café', 'restaurant', 'hotel', 'museum', 'church', 'center', 'centre', 'company', 'studio', 'bakery', 'pharmacy', 'office', 'lab', 'laboratory', 'institute', 'agency', 'firm', 'store', 'shop', 'gym', 'theater', 'theatre', 'zoo', 'airport', 'station', 'factory', 'hall', 'high']);
@@ -42,7 +44,7 @@ export const INSTITUTIONS = new Set(['hospital', 'clinic', 'school', 'university
 export const OCCUPATIONS = new Set(['engineer', 'developer', 'nurse', 'teacher', 'doctor', 'student', 'designer', 'manager', 'lawyer', 'writer', 'artist', 'chef', 'cook', 'scientist', 'researcher', 'accountant', 'consultant', 'programmer', 'analyst', 'photographer', 'musician', 'pharmacist', 'architect', 'therapist', 'professor', 'librarian', 'journalist', 'entrepreneur', 'freelancer', 'mechanic', 'electrician', 'plumber', 'pilot', 'farmer', 'firefighter', 'officer', 'dentist', 'veterinarian', 'vet', 'editor', 'marketer', 'salesperson', 'retiree', 'baker', 'barista', 'waiter', 'waitress', 'carpenter', 'paramedic', 'surgeon', 'translator', 'cashier', 'driver', 'tutor', 'coach', 'secretary', 'receptionist', 'janitor', 'clerk', 'banker', 'economist', 'physicist', 'chemist', 'biologist', 'psychologist', 'sociologist', 'historian', 'actor', 'actress', 'dancer', 'singer', 'illustrator', 'animator', 'intern', 'technician', 'administrator', 'director', 'ceo', 'founder', 'mathematician', 'statistician', 'paralegal', 'midwife', 'caregiver', 'nanny', 'gardener', 'butcher', 'tailor', 'soldier', 'policeman', 'detective', 'postman', 'housewife']);
 
 /** Capitalised words the model may tag as names that never are one here. */
-const NOT_NAMES = new Set(['i', 'hi', 'hey', 'hello', 'due', 'guess', 'congrats', 'morning', 'evening', 'thanks', 'thank', 'ok', 'okay', 'yes', 'no', 'yeah', 'sure', 'oh', 'wow', 'lol', 'haha', 'hahaha', 'omg', 'lmao', 'tbh', 'idk', 'btw', 'imo', 'ugh', 'yay', 'aww', 'omw', 'brb', 'ttyl', 'xoxo', 'please', 'sorry', 'dear', 'congratulations', 'welcome', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'mondays', 'tuesdays', 'wednesdays', 'thursdays', 'fridays', 'saturdays', 'sundays', 'weekends', 'january', 'february', 'march', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'christmas', 'easter', 'today', 'tomorrow', 'yesterday', 'tonight', 'english', 'good', 'great', 'cool', 'nice', 'happy', 'what', 'how', 'why', 'when', 'where', 'who', 'can', 'could', 'would', 'should', 'do', 'does', 'is', 'are', 'will', 'let', 'tell', 'any', 'also', 'btw', 'ai', 'assistant']);
+const NOT_NAMES = new Set(['i', 'hi', 'hey', 'hello', 'due', 'guess', 'congrats', 'morning', 'evening', 'thanks', 'thank', 'ok', 'okay', 'yes', 'no', 'yeah', 'sure', 'oh', 'wow', 'lol', 'haha', 'hahaha', 'omg', 'lmao', 'tbh', 'idk', 'btw', 'imo', 'ugh', 'yay', 'aww', 'omw', 'brb', 'ttyl', 'xoxo', 'yikes', 'phew', 'whoa', 'oops', 'ooh', 'ahh', 'geez', 'jeez', 'meh', 'gotta', 'gonna', 'wanna', 'please', 'sorry', 'dear', 'congratulations', 'welcome', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'mondays', 'tuesdays', 'wednesdays', 'thursdays', 'fridays', 'saturdays', 'sundays', 'weekends', 'january', 'february', 'march', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'christmas', 'easter', 'today', 'tomorrow', 'yesterday', 'tonight', 'english', 'good', 'great', 'cool', 'nice', 'happy', 'what', 'how', 'why', 'when', 'where', 'who', 'can', 'could', 'would', 'should', 'do', 'does', 'is', 'are', 'will', 'let', 'tell', 'any', 'also', 'btw', 'ai', 'assistant']);
 /** Lower-case words that may join a multi-word name ("Rio de Janeiro", "Bank of America"). */
 const NAME_JOINERS = new Set(['de', 'da', 'do', 'dos', 'del', 'la', 'of', 'von', 'van', 'upon', 'on', 'am', '&']);
 
@@ -81,7 +83,7 @@ export function properName(tokens: readonly Token[], i: number, sentenceStart = 
     // noun ("Cats and …") and no exclamation ("Congratulations!").
     const t = tokens[i]!;
     const next = tokens[i + 1];
-    if (t.pos !== 'PROPN' || next?.text === '!' || OCCUPATIONS.has(t.lower) || RELATIONS.has(t.lower) || SPECIES.has(t.lower)) return null;
+    if (t.pos !== 'PROPN' || next?.text === '!' || OCCUPATIONS.has(t.lower) || RELATIONS.has(t.lower) || SOCIAL.has(t.lower) || SPECIES.has(t.lower)) return null;
     if (t.lower.endsWith('s') && (t.lemma !== t.lower || ['and', ',', 'are', 'were', 'have', 'can', 'could', 'love', 'like', 'make'].includes(next?.lower ?? ''))) return null;
     if (next && !isNameToken(next) && !['VERB', 'AUX', 'PUNCT', 'CCONJ', 'ADP', 'PART'].includes(next.pos)) return null;
   }
@@ -196,7 +198,7 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
     }
     const previous = tokens[i - 1]?.lower;
     const possessor = previous === 'my' || previous === 'our' ? owner : previous === 'your' && listener ? listener : null;
-    if ((SPECIES.has(word) || RELATIONS.has(word)) && (t.pos === 'NOUN' || t.pos === 'PROPN')) {
+    if ((SPECIES.has(word) || RELATIONS.has(word) || SOCIAL.has(word)) && (t.pos === 'NOUN' || t.pos === 'PROPN')) {
       const animal = SPECIES.has(word);
       if (animal) mentions.noteAnimal();
       const plural = PLURAL_FAMILY.includes(word);

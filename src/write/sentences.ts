@@ -58,12 +58,61 @@ const CONTRACTIONS: [RegExp, string][] = [
   [/\b([Hh]e|[Ss]he|[Ii]t|[Tt]hey)['’]d\b/g, '$1 would'],
 ];
 
+/**
+ * Chat spellings of "going to", "have to" and "want to", with the subject a chat line leaves out put
+ * back ("Gonna visit my mom next week" is the speaker's plan): spelled out, they read as the verbs
+ * they stand for ("Sam is going to visit …", "Sam has to make dinner").
+ */
+const CHAT_TO: [RegExp, string][] = [
+  [/(^|[.!?]\s+)([Gg])onna\b/g, '$1I am going to'],
+  [/(^|[.!?]\s+)([Gg])otta\b/g, '$1I have to'],
+  [/(^|[.!?]\s+)([Ww])anna\b/g, '$1I want to'],
+  [/\b(I|you|we|they|he|she|it)\s+gonna\b/gi, '$1 going to'],
+  [/\bgonna\b/gi, 'going to'],
+  [/\b(I|you|we|they)\s+gotta\b/gi, '$1 have to'],
+  [/\b(he|she|it)\s+gotta\b/gi, '$1 has to'],
+  [/\bgotta\b/gi, 'got to'],
+  [/\bwanna\b/gi, 'want to'],
+];
+
 export function expandContractions(text: string): string {
+  if (/\b(?:gonna|gotta|wanna)\b/i.test(text)) for (const [pattern, replacement] of CHAT_TO) text = text.replace(pattern, replacement);
   // Most lines have no apostrophe: only the lower-case "i" can apply to them.
   if (!/['’]/.test(text)) return text.replace(LOWER_I[0], LOWER_I[1]);
   let out = text;
   for (const [pattern, replacement] of CONTRACTIONS) out = out.replace(pattern, replacement);
   return out;
+}
+
+/** A span of time a chat says "it's been" of: "a year", "two weeks", "3 months", "a couple of days". */
+const SPAN = String.raw`(?:(?:about|almost|nearly|over|around|exactly|just|only|already|more than|less than)\s+)?(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple(?:\s+of)?|several|\d+)\s+(?:(?:whole|full)\s+)?(?:day|week|month|year|decade)s?`;
+/**
+ * "It's been a year since we went to Iceland" says when something happened with a dummy "it" that
+ * would read as a name; restated, it says it plainly ("we went to Iceland a year ago"), which the
+ * date rules resolve. Not when the clause is itself perfect ("since I've seen him": the span is
+ * how long something has not happened).
+ */
+const SINCE = new RegExp(String.raw`(^|[.!?]\s+|,\s+)(?:(?:I\s+)?(?:can['’]?t|cannot|can not)\s+believe\s+(?:that\s+)?)?(?:(?:[Ii]t|[Tt]hat)\s+(?:has|had|is|was)\s+been|[Ii]t\s+is|[Bb]een)\s+(${SPAN})\s+since\s+([^.!?;,]+)`, 'g');
+/** Words that date a clause by themselves. */
+const DATED = /\d|\b(?:january|february|march|april|june|july|august|september|october|november|december|yesterday|today|ago)\b/i;
+/** "Guess who just signed up for a pottery class": the riddle's answer is the speaker. */
+const GUESS_WHO = /(^|[.!?]\s+)[Gg]uess who(?=\s+(?:(?:just|finally|also)\s+)?(?:\w+ed|got|won|went|made|bought|met|saw|found|ran|finished|became|took|did)\b)/g;
+
+/** Chat idioms said again plainly before tagging (`SINCE`, `GUESS_WHO`). */
+export function restateIdioms(text: string): string {
+  if (!/\bsince\b|\bguess who\b/i.test(text)) return text;
+  return text
+    .replace(SINCE, (all, before: string, span: string, rest: string) => {
+      const clause = rest.trimEnd();
+      if (/\b(?:have|has)\b/i.test(clause)) return all;
+      // "since I last had people over": "last" there reads as a verb; the span says it was the last time.
+      const plain = clause.replace(/^(\S+)\s+last\s+/i, '$1 ');
+      const said = before === '' || /[.!?]\s+$/.test(before) ? plain.replace(/^\p{Ll}/u, (c) => c.toUpperCase()) : plain;
+      // A clause that says when itself ("on the 10th") keeps its own date.
+      const space = rest.slice(clause.length);
+      return DATED.test(plain) ? `${before}${said}${space}` : `${before}${said} ${span} ago${space}`;
+    })
+    .replace(GUESS_WHO, '$1I');
 }
 
 // One segmenter for every call: building one loads ICU's rules, far dearer than segmenting a line.
@@ -100,7 +149,7 @@ const TOO_LONG_RUN = new RegExp(`\\S{${LONGEST_RUN + 1}}`);
 const RUN_PIECE = new RegExp(`\\S{${LONGEST_RUN}}(?=\\S)`, 'g');
 
 function english(text: string, { nlp, its }: Language): Sentence[] {
-  const doc = nlp.readDoc(expandContractions(TOO_LONG_RUN.test(text) ? text.replace(RUN_PIECE, '$& ') : text));
+  const doc = nlp.readDoc(restateIdioms(expandContractions(TOO_LONG_RUN.test(text) ? text.replace(RUN_PIECE, '$& ') : text)));
   const all = doc.tokens();
   const words = all.out();
   const pos = all.out(its.pos) as string[];

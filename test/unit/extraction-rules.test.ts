@@ -272,7 +272,7 @@ describe('what real conversations break', () => {
   it('reads a capitalised role as no name, and keeps a chat line whole', async () => {
     const episode = (await createRulesExtractor().extract(segment([['user', 'My car broke down again.'], ['assistant', 'Oh no!'], ['user', "Mechanic says it'll cost a lot. I think I'm just gonna sell it and get a new one. My budget is around 30k."]]))).episodes[0]!;
     expect(episode.facts.map((f) => f.content)).toContain("Maya's budget is around 30k.");
-    expect(episode.foresight.map((f) => f.content)).toEqual(["Maya thinks Maya is just gonna sell Maya's car and get a new one."]);
+    expect(episode.foresight.map((f) => f.content)).toEqual(["Maya thinks Maya is just going to sell Maya's car and get a new one."]);
     expect(await facts(['user', "Five years already! Can't believe it. Fingers crossed for the move."])).toEqual([]);
   });
 
@@ -282,6 +282,53 @@ describe('what real conversations break', () => {
     expect(said).toContain("Biscuit already chewed two of Maya's sneakers.");
     // Only -ing forms make no sentence: "Mostly walking dogs" is no claim.
     expect(await facts(['assistant', 'What do you do there?'], ['user', 'Mostly walking dogs and cleaning kennels.'])).toEqual([]);
+  });
+
+  it('says "it\'s been a year since …" as when it happened, and keeps a past tense spelled like the present', async () => {
+    // Monday 2026-11-30.
+    expect(await facts(['user', "I can't believe it's been a year since we went to Iceland."])).toEqual(['Maya and others went to Iceland in 2025.']);
+    expect(await facts(['user', 'It has been three months since I moved to Boston.'])).toEqual(['Maya moved to Boston in August 2026.']);
+    // The clause keeps its own date; "last" there is no verb; a perfect clause stays as said.
+    expect(await facts(['user', "It's been a few weeks since I got my shirt back on the 10th."])).toEqual(["Maya got Maya's shirt back on 2026-11-10."]);
+    expect(await facts(['user', "It's been three weeks since I last had people over."])).toEqual(['Maya had people over on 2026-11-09.']);
+    expect((await facts(['user', "It's been two years since I've seen my cousin Ana."])).join(' ')).not.toMatch(/ago|\b2024\b/);
+    expect(await facts(['user', 'I quit my job last month. I read that book two years ago. I cut my hair every month.'])).toEqual([
+      "Maya quit Maya's job in October 2026.",
+      'Maya read that book in 2024.',
+      "Maya cuts Maya's hair every month.",
+    ]);
+  });
+
+  it('reads the openings of a chat between friends', async () => {
+    expect(await facts(['user', 'Guess who just signed up for a pottery class!'])).toEqual(['Maya just signed up for a pottery class.']);
+    expect(await facts(['user', 'Guess what, we adopted a dog yesterday.'])).toEqual(['Maya and others adopted a dog on 2026-11-29.']);
+    expect(await facts(['user', 'Oh my god, I passed the exam!'])).toEqual(['Maya passed the exam.']);
+    expect(await facts(['assistant', 'I opened my own store.'], ['user', "No way, that's amazing!"])).toEqual([]);
+    expect(await facts(['assistant', 'Hi!'], ['user', 'Just finished reading the book you recommended! Started learning Spanish too.'])).toEqual([
+      'Maya just finished reading the book Assistant recommended.',
+      'Maya started learning Spanish too.',
+    ]);
+    // A hedged "when" or "if" with nothing it is the condition of supposes; it states nothing.
+    expect(await facts(['user', 'My landlord said no to a dog. Maybe when I buy a house.'])).toEqual(["Maya's landlord said no to a dog."]);
+    expect(await facts(['user', 'Yikes. Until then, it is the bus for me.'])).toEqual([]);
+  });
+
+  it('spells out "gonna", "gotta" and "wanna", with the subject a chat line leaves out', async () => {
+    const episode = (await createRulesExtractor().extract(segment([['user', 'Gonna visit my mom next week. I gotta finish my thesis first. Gotta run!']]))).episodes[0]!;
+    expect(episode.foresight.map((f) => f.content)).toEqual(["Maya is going to visit Maya's mom in the week of 2026-12-07.", "Maya has to finish Maya's thesis first."]);
+    expect(episode.facts).toEqual([]);
+  });
+
+  it('reads "my weekend" and "his last day" as things, not dates', async () => {
+    expect(await facts(['user', 'My weekend was quiet.'])).toEqual(["Maya's weekend was quiet."]);
+    expect(await facts(['user', 'My brother Tom is moving to Denver. His last day is next Friday.'])).toContain("Tom's last day is on 2026-12-11.");
+    expect(findDates('I had lunch with her last Friday.', MONDAY).map((d) => d.label)).toEqual(['2026-11-27']);
+  });
+
+  it('never reads "it" as a friend, a neighbour or a landlord', async () => {
+    const said = await facts(['user', 'My friend Tara runs the art fair.'], ['assistant', 'Nice.'], ['user', 'I bought a ring there. I wear it every day.']);
+    expect(said.join(' ')).not.toMatch(/wears Tara|wears Maya's friend/);
+    expect(await facts(['user', 'I told my roommate about the new lamp. It is so bright.'])).not.toContain("Maya's roommate is so bright.");
   });
 
   it('keeps the capital of a name after "said that"', async () => {
