@@ -64,9 +64,9 @@ const CONTRACTIONS: [RegExp, string][] = [
  * they stand for ("Sam is going to visit …", "Sam has to make dinner").
  */
 const CHAT_TO: [RegExp, string][] = [
-  [/(^|[.!?]\s+)([Gg])onna\b/g, '$1I am going to'],
-  [/(^|[.!?]\s+)([Gg])otta\b/g, '$1I have to'],
-  [/(^|[.!?]\s+)([Ww])anna\b/g, '$1I want to'],
+  [/(^|[.!?]\s+)[Gg]onna\b/g, '$1I am going to'],
+  [/(^|[.!?]\s+)[Gg]otta\b/g, '$1I have to'],
+  [/(^|[.!?]\s+)[Ww]anna\b/g, '$1I want to'],
   [/\b(I|you|we|they|he|she|it)\s+gonna\b/gi, '$1 going to'],
   [/\bgonna\b/gi, 'going to'],
   [/\b(I|you|we|they)\s+gotta\b/gi, '$1 have to'],
