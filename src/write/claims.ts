@@ -6,7 +6,7 @@
  * to stand for, a question, an instruction) give no claim: the episode keeps their words.
  */
 import { findDates, spoken, type ResolvedDate } from './dates.js';
-import { Mentions, noteMentions } from './mentions.js';
+import { INTERJECTIONS, Mentions, noteMentions } from './mentions.js';
 import { resolvePronouns, romanNumeral } from './pronouns.js';
 import type { Sentence, Token } from './sentences.js';
 
@@ -31,7 +31,7 @@ export interface Speaker {
 }
 
 const DAY = 86_400_000;
-const LEAD = new Set(['yes', 'yeah', 'yep', 'no', 'nope', 'well', 'oh', 'ah', 'so', 'ok', 'okay', 'actually', 'anyway', 'also', 'and', 'but', 'haha', 'hahaha', 'lol', 'lmao', 'omg', 'tbh', 'um', 'uh', 'hmm', 'btw', 'yikes', 'phew', 'whoa', 'oops', 'ooh', 'ahh', 'geez', 'jeez', 'meh', 'honestly', 'sure', 'right', 'wow', 'hey', 'hi', 'hello', 'plus', 'besides', 'oh,']);
+const LEAD = new Set(['yes', 'yeah', 'yep', 'no', 'nope', 'well', 'oh', 'ah', 'so', 'ok', 'okay', 'actually', 'anyway', 'also', 'and', 'but', 'haha', 'hahaha', 'lol', 'lmao', 'omg', 'tbh', 'um', 'uh', 'hmm', 'btw', ...INTERJECTIONS, 'honestly', 'sure', 'right', 'wow', 'hey', 'hi', 'hello', 'plus', 'besides', 'oh,']);
 /** Chat words that close a clause without adding to it ("I'd do the same tbh", "… lol"). */
 const TAIL = new Set(['btw', 'lol', 'lmao', 'haha', 'hahaha', 'tho', 'though', 'actually', 'tbh', 'imo', 'imho', 'xd']);
 /** Reactions that open a reply ("Great, I'll …", "Perfect! …"), dropped when punctuation follows them. */
@@ -343,7 +343,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   const past = !future && tokens.some((t) => (t.pos === 'VERB' || t.pos === 'AUX') && t.lower !== t.lemma && !/(ing|s)$/.test(t.lower) && !PRESENT_FORMS.has(t.lower));
   const dates = findDates(evidence, now, future ? false : past || undefined);
   // "I quit my job last month": a verb whose past is its base form keeps it when the clause says when, in the past.
-  const pastTime = !future && PAST_TIME.test(evidence);
+  const pastSpelledAsBase = (verb: string) => SAME_IN_PAST.has(verb) && !future && PAST_TIME.test(evidence);
   // Token offsets serve only to find the dates' tokens: most clauses name none.
   const starts = dates.length ? offsets(tokens) : [];
   const name = speaker.name;
@@ -424,7 +424,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       }
     } else if (conjugate && (t.pos === 'VERB' || t.pos === 'AUX')) {
       if (MODALS.has(lower)) modal = true;
-      else if (!modal && !(SAME_IN_PAST.has(lower) && pastTime) && (lower === t.lemma.toLowerCase() || lower === 'am' || lower === 'are' || lower === 'have' || lower === 'do' || lower === 'were')) text = thirdPerson(t.text);
+      else if (!modal && !pastSpelledAsBase(lower) && (lower === t.lemma.toLowerCase() || lower === 'am' || lower === 'are' || lower === 'have' || lower === 'do' || lower === 'were')) text = thirdPerson(t.text);
       conjugate = false;
     } else if (conjugate && t.pos !== 'ADV' && t.pos !== 'PART') {
       conjugate = false;
