@@ -194,6 +194,23 @@ export function isMemoryRecord(item: StoredItem): item is MemoryRecord {
   return item.kind !== 'message' && !isGraphItem(item);
 }
 
+/**
+ * How records of exactly equal score are ordered, so that the same memory answers the same way
+ * on every run, after a restart and through every adapter (two records score exactly alike when
+ * they say the same words). Record ids are random per write, and the index's insertion order
+ * follows the store's load order, so neither can decide; what the records say and when can: the
+ * newer first (the current word on a thing said twice), then by session, source message, kind
+ * and text, and the id only between records that agree on all of these.
+ */
+export function tieOrder(a: MemoryRecord, b: MemoryRecord): number {
+  if (a.timestamp !== b.timestamp) return b.timestamp - a.timestamp;
+  const byKey = compareText(a.session_id ?? '', b.session_id ?? '') || compareText(a.source_message_ids[0] ?? '', b.source_message_ids[0] ?? '') || compareText(a.kind, b.kind);
+  return byKey || compareText(searchText(a), searchText(b)) || compareText(a.id, b.id);
+}
+
+/** Code-unit order (locale-free, the same in every runtime). */
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The text a record is searched by (keyword and vector legs). */
 export function searchText(record: MemoryRecord): string {
   switch (record.kind) {

@@ -10,7 +10,7 @@ import type { SearchMethod } from '../contract/types.js';
 import type { Partition } from '../index/partition.js';
 import { modelCallOptions, type ModelCallOptions, type Reranker } from '../models/ports.js';
 import type { AgentCaseRecord, AgentSkillRecord, MemoryRecord } from '../records.js';
-import { searchText } from '../records.js';
+import { searchText, tieOrder } from '../records.js';
 import type { Leg } from './episode-track.js';
 import { unlessFailed } from './degrade.js';
 import { calibrated, caseScore, rrf, type Calibration } from './scores.js';
@@ -98,7 +98,7 @@ async function rerankHits<R extends MemoryRecord>(reranker: Reranker, query: str
   return hits.map((h) => ({ ...h, score: byId.get(h.record.id) ?? 0 })).sort((a, b) => b.score - a.score);
 }
 
-const byScore = <T extends { score: number; record: { id: string } }>(a: T, b: T) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1);
+const byScore = <T extends { score: number; record: MemoryRecord }>(a: T, b: T) => b.score - a.score || tieOrder(a.record, b.record);
 
 const found = <R>(s: Scored<R>) => ({ record: s.record, cos: s.cos, legs: [...(s.inKeyword ? ['keyword' as const] : []), ...(s.inVector ? ['vector' as const] : [])] });
 
@@ -115,8 +115,8 @@ function rank<R extends MemoryRecord>(scored: Scored<R>[], method: SearchMethod,
     return pooled.map((s) => ({ ...found(s), score: caseScore(s.cos, s.bm25), relevance: caseScore(s.cos, s.bm25) })).sort(byScore);
   }
   const order = rrf([
-    pooled.filter((s) => s.inKeyword).sort((a, b) => b.bm25 - a.bm25).map((s) => s.record.id),
-    pooled.filter((s) => s.inVector).sort((a, b) => b.cos - a.cos).map((s) => s.record.id),
+    pooled.filter((s) => s.inKeyword).sort((a, b) => b.bm25 - a.bm25 || tieOrder(a.record, b.record)).map((s) => s.record.id),
+    pooled.filter((s) => s.inVector).sort((a, b) => b.cos - a.cos || tieOrder(a.record, b.record)).map((s) => s.record.id),
   ]);
   const byId = new Map(pooled.map((s) => [s.record.id, s]));
   // RRF orders; the reported score is the calibrated 0..1 fusion so it can be compared and floored.

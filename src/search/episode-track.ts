@@ -8,6 +8,7 @@
 import type { ParsedFilters } from '../contract/filters.js';
 import type { Partition } from '../index/partition.js';
 import type { AtomicFactRecord, EpisodeRecord, ForesightRecord, KnowledgeRecord, MemoryRecord } from '../records.js';
+import { tieOrder } from '../records.js';
 import { FUSION_POOL, fuseLegs, legScale, relevance, unitEvidence, type FusedCalibration } from './scores.js';
 
 export type Leg = 'keyword' | 'vector';
@@ -168,13 +169,13 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
       scored.push({ record: rows.records[i]!, cos: ccos, bm25: cbm25 ?? 0, fused, score: relevance(fused, childCalibration) });
     }
     // Without the vector pass, facts of equal BM25 go by cosine, as their fused values ordered them.
-    scored.sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0));
+    scored.sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0) || tieOrder(a.record, b.record));
     // Most episodes repeat no text among their children: then there is nothing to fold.
     const children = rows.repeatsText ? withoutTwins(scored) : scored;
     const fused = unitEvidence(fusedOf(id, unitScore), children, fusedOfChild);
     out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs, children });
   }
-  out.sort((a, b) => b.fused - a.fused || (a.record.id < b.record.id ? -1 : 1));
+  out.sort((a, b) => b.fused - a.fused || tieOrder(a.record, b.record));
   return out;
 }
 

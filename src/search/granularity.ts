@@ -19,6 +19,7 @@
  * gives .882.
  */
 import type { ScoredChild, UnitCandidate } from './episode-track.js';
+import { tieOrder } from '../records.js';
 
 export const FACTS_PER_EPISODE = 3;
 
@@ -41,5 +42,5 @@ export function competeGranularity(candidates: readonly UnitCandidate[], size: n
       score: candidate.score,
       facts: candidate.children.slice(0, FACTS_PER_EPISODE).filter((c) => c.score > bar).sort((a, b) => b.score - a.score),
     }))
-    .sort((a, b) => b.score - a.score || (a.candidate.record.id < b.candidate.record.id ? -1 : 1));
+    .sort((a, b) => b.score - a.score || tieOrder(a.candidate.record, b.candidate.record));
 }

@@ -7,7 +7,7 @@ import type { ResolvedSearch } from '../contract/requests.js';
 import type { SearchData } from '../contract/types.js';
 import type { Partition } from '../index/partition.js';
 import { embedQueries, type Embedder, type Llm, type ModelCallOptions, type Reranker } from '../models/ports.js';
-import { partitionKey, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type ProfileRecord } from '../records.js';
+import { partitionKey, tieOrder, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type ProfileRecord } from '../records.js';
 import { agenticRetrieve } from './agentic.js';
 import { calibrationFor, childWireMap, FUSED_CALIBRATION, isShared, throughKnots, WIRE_KNOTS, type WireMap } from './scores.js';
 import { searchAgentTrack } from './agent-track.js';
@@ -140,7 +140,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
       const raw = leg === 'keyword' ? 'bm25' : 'cos';
       const hits = recall(request.query, queryVector!, [leg])
         .filter((c) => c.score >= floor)
-        .sort((a, b) => b[raw] - a[raw] || (a.record.id < b.record.id ? -1 : 1))
+        .sort((a, b) => b[raw] - a[raw] || tieOrder(a.record, b.record))
         .slice(0, limit);
       for (const c of hits) {
         legs[c.record.id] = c.legs;

@@ -393,3 +393,32 @@ describe('wire maps', () => {
     await chat.close();
   });
 });
+
+describe('records of equal score', () => {
+  // The same words said in three conversations score exactly alike under every method. Their
+  // order must not come from the records' ids (random per write) or from the order they were
+  // written in: the newest comes first, the same on every run.
+  const TEXT = 'I keep my grandfather\'s brass compass in the top drawer.';
+  // Dates written alike (the 3rd, 5th and 7th), so that the episodes' texts are equally long.
+  const sessions = [['s-old', MONDAY_9AM + DAY], ['s-mid', MONDAY_9AM + 3 * DAY], ['s-new', MONDAY_9AM + 5 * DAY]] as const;
+
+  async function orderOf(method: SearchMethod, writeOrder: readonly (typeof sessions)[number][]): Promise<string[]> {
+    const fresh = await createMemory({ embedder });
+    for (const [session, at] of writeOrder) await remember(fresh, session, [said('kim', TEXT, at)]);
+    const { data } = await fresh.search({ user_id: 'kim', query: 'brass compass drawer', method, top_k: 10, radius: 0 });
+    await fresh.close();
+    const scores = data.episodes.map((e) => e.score);
+    expect(scores).toHaveLength(3);
+    expect(new Set(scores).size, `${method}: the three must tie for this test to mean anything`).toBe(1);
+    return data.episodes.map((e) => e.session_id!);
+  }
+
+  it.each(METHODS)('%s: newest first, whatever the ids and the order of writing', async (method) => {
+    const runs = [
+      await orderOf(method, sessions),
+      await orderOf(method, [...sessions].reverse()),
+      await orderOf(method, [sessions[1], sessions[0], sessions[2]]),
+    ];
+    for (const run of runs) expect(run).toEqual(['s-new', 's-mid', 's-old']);
+  });
+});
