@@ -20,7 +20,9 @@ import { keepSnapshots, readSnapshots } from './index/snapshot-keeper.js';
 import { warmUp, type WarmUp } from './index/warm-up.js';
 import type { Embedder, Llm, Reranker } from './models/ports.js';
 import { createLlmReranker } from './models/llm-reranker.js';
-import { fromStored, isMemoryRecord, partitionKey, recordKey, scopedStorageId, sentBy, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type StoredItem } from './records.js';
+import { fromStored, isMemoryRecord, partitionKey, recordKey, scopedStorageId, sentBy, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type RecordView, type StoredItem } from './records.js';
+
+export type { RecordView } from './records.js';
 import { rerankTextsOf } from './search/agentic.js';
 import { runSearch, type Notice, type SearchTrace } from './search/search.js';
 import type { StorageAdapter, StoreBatch } from './store/port.js';
@@ -149,8 +151,6 @@ export interface OwnerSummary {
   sessions: (string | null)[];
 }
 
-/** A stored record without its vector, as `peek` returns it. */
-export type RecordView = MemoryRecord extends infer R ? (R extends MemoryRecord ? Omit<R, 'vector'> : never) : never;
 
 export interface ImportOptions extends CallOptions {
   mode?: 'merge' | 'replace';

@@ -202,7 +202,7 @@ export function isMemoryRecord(item: StoredItem): item is MemoryRecord {
  * newer first (the current word on a thing said twice), then by session, source message, kind
  * and text, and the id only between records that agree on all of these.
  */
-export function tieOrder(a: MemoryRecord, b: MemoryRecord): number {
+export function tieOrder(a: RecordView, b: RecordView): number {
   if (a.timestamp !== b.timestamp) return b.timestamp - a.timestamp;
   const byKey = compareText(a.session_id ?? '', b.session_id ?? '') || compareText(a.source_message_ids[0] ?? '', b.source_message_ids[0] ?? '') || compareText(a.kind, b.kind);
   return byKey || compareText(searchText(a), searchText(b)) || compareText(a.id, b.id);
@@ -211,8 +211,11 @@ export function tieOrder(a: MemoryRecord, b: MemoryRecord): number {
 /** Code-unit order (locale-free, the same in every runtime). */
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** A stored record without its vector, as `Memory.peek` returns it. */
+export type RecordView = MemoryRecord extends infer R ? (R extends MemoryRecord ? Omit<R, 'vector'> : never) : never;
+
 /** The text a record is searched by (keyword and vector legs). */
-export function searchText(record: MemoryRecord): string {
+export function searchText(record: RecordView): string {
   switch (record.kind) {
     case 'episode':
       return `${record.subject}\n${record.summary}\n${record.episode}`;

@@ -6,10 +6,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseSearchMemories, CONTEXT_BOOST } from '../../src/contract/dialects/tablestore.js';
+import { byScore } from '../../src/contract/dialects/shared.js';
 import { createMemory, type Memory } from '../../src/engine.js';
 import { isMemoryError } from '../../src/errors.js';
 import { createFetchHandler } from '../../src/http/handler.js';
-import type { MemoryRecord, StoredItem } from '../../src/records.js';
+import type { AtomicFactRecord, MemoryRecord, StoredItem } from '../../src/records.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { DAY, MINUTE, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
 import { hashEmbedderDouble } from '../support/hash-embedder.js';
@@ -398,5 +399,22 @@ describe('search', () => {
       const ranked = await search({ query: TEA, contextScope: context('session-002'), thresholds: { minScore: Math.min(1, teaScore + 0.001) } }, scope);
       expect(teaRuns(ranked)).toEqual([]);
     });
+  });
+});
+
+describe('hits of equal score', () => {
+  // The flat lists of the dialects order equal scores as the engine does (`tieOrder`): by what
+  // the records say and when, never by their ids, which are random per write.
+  const fact = (id: string, session: string, timestamp: number): AtomicFactRecord => ({
+    id, kind: 'atomic_fact', app_id: 'a', project_id: 'p', owner_type: 'user', owner_id: 'kim', session_id: session, timestamp,
+    created_at: timestamp, updated_at: timestamp, sender_ids: ['kim'], source_message_ids: [`${session}-m1`], parent_type: null,
+    parent_id: null, vector: null, vector_model: null, content: 'Kim keeps a brass compass.', evidence: 'I keep a brass compass.',
+  });
+  it('come newest first, then by session, whatever their ids', () => {
+    for (const ids of [['a', 'b', 'c'], ['c', 'b', 'a'], ['b', 'c', 'a']]) {
+      const hits = [fact(ids[0]!, 's1', MONDAY_9AM), fact(ids[1]!, 's3', MONDAY_9AM + DAY), fact(ids[2]!, 's2', MONDAY_9AM)]
+        .map((record) => ({ record, parent: null, score: 0.5 }));
+      expect(hits.sort(byScore).map((h) => h.record.session_id)).toEqual(['s3', 's1', 's2']);
+    }
   });
 });

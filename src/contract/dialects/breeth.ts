@@ -21,7 +21,8 @@
  * Unknown request fields are ignored, as the page documents no rejection but a missing query;
  * fields it does document are checked strictly and answered with 400 `invalid_request`.
  */
-import type { Memory, RecordView } from '../../engine.js';
+import type { Memory } from '../../engine.js';
+import type { RecordView } from '../../records.js';
 import { createError, isMemoryError, validationError, type ValidationDetail } from '../../errors.js';
 import { DEFAULT_SCOPE, MAX_QUERY_LENGTH, SCOPE_ID_PATTERN, type Scope } from '../requests.js';
 import { rankGraphEdges } from './breeth-graph.js';

@@ -2,7 +2,8 @@
  * What the dialects share: turning an engine search response into flat hits (the other services
  * return one list of memories, not episodes with nested facts), and small response helpers.
  */
-import type { Memory, RecordView } from '../../engine.js';
+import type { Memory } from '../../engine.js';
+import { tieOrder, type RecordView } from '../../records.js';
 import { createError, isMemoryError } from '../../errors.js';
 import type { DialectRoute } from './route.js';
 import type { Scope } from '../requests.js';
@@ -42,9 +43,8 @@ export function hitsOf(memory: Memory, scope: Scope, data: SearchData): Hit[] {
   return hits.sort(byScore);
 }
 
-/** Best score first; ties in id order, so equal scores come out the same way every time. */
-export const byScore = (a: { score: number; record: { id: string } }, b: { score: number; record: { id: string } }): number =>
-  b.score - a.score || (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0);
+/** Best score first; equal scores in the engine's order for them (`tieOrder`), the same way every time. */
+export const byScore = (a: { score: number; record: RecordView }, b: { score: number; record: RecordView }): number => b.score - a.score || tieOrder(a.record, b.record);
 
 /** The EverOS owner fields of a partition scope. */
 export function ownerFields(scope: Scope): { user_id: string } | { agent_id: string } {

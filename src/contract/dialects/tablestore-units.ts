@@ -3,8 +3,7 @@
  * behind them. Fields Engram has nothing truthful for are left out rather than invented:
  * `salience`, `topic`, `time_anchor`, the supersede chain and the `dream_*` provenance.
  */
-import type { RecordView } from '../../engine.js';
-import { searchText } from '../../records.js';
+import { searchText, type RecordView } from '../../records.js';
 import { keywords } from './keywords.js';
 import { metadataRenderings } from '../metadata.js';
 import type { ItemRef } from '../../write/content-items.js';
@@ -102,7 +101,7 @@ export function unitOf(hit: Hit, scope: TablestoreScope): MemoryUnit {
     unit_type: UNIT_TYPES[r.kind],
     title: clip(title, MAX_TITLE_CHARS),
     text,
-    search_text: searchText({ ...r, vector: null } as Parameters<typeof searchText>[0]),
+    search_text: searchText(r),
     keywords: keywords(`${title}\n${text}`, MAX_KEYWORDS, speaker ? [speaker] : []),
     source_turn_ids: [...r.source_message_ids],
     type_label: r.kind,
