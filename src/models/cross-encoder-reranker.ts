@@ -8,7 +8,8 @@
 import { MemoryError, throwIfAborted } from '../errors.js';
 import type { EncodedInput } from './hf-tokenizer.js';
 import { fingerprint, type ModelFileSource } from './model-source.js';
-import { openEncoder, runPlanned, startFailure, type EncoderOutput, type EncoderSession, type OnnxRuntimeOptions } from './onnx-encoder-session.js';
+import { runPlanned } from './batches.js';
+import { openEncoder, startFailure, type EncoderOutput, type EncoderSession, type OnnxRuntimeOptions } from './onnx-encoder-session.js';
 import type { ModelCallOptions, Reranker, RerankCandidate } from './ports.js';
 
 /** Options of createCrossEncoderReranker. */

@@ -147,9 +147,27 @@ describe('createTeacherReranker mechanics', () => {
     const encoder = keywordEncoder(['music']);
     const reranker = await createTeacherReranker({ split: 'line', loadEncoder: async () => encoder });
     await reranker.rerank('music', [{ id: 'huge', text: `${line}\nshort line` }]);
-    expect(encoder.calls[1]!.map((t) => t.length)).toEqual([MAX_SEGMENT_CHARS, 'short line'.length]);
+    expect(encoder.calls[1]!.map((t) => t.length)).toEqual(['short line'.length, MAX_SEGMENT_CHARS]); // shortest first
     await reranker.rerank(line, [{ id: 'huge', text: line }]);
     expect(encoder.calls[2]!.map((t) => t.length)).toEqual([MAX_SEGMENT_CHARS]);
+  });
+
+  it('embeds lines of like length together, at most batchSize a call, and gives each candidate its own lines\' vectors', async () => {
+    const encoder = keywordEncoder(['dog', 'cat', 'fish']);
+    const reranker = await createTeacherReranker({ split: 'line', batchSize: 2, loadEncoder: async () => encoder });
+    const candidates = [
+      { id: 'long-fish', text: 'a very long line that talks about a fish at great and tiresome length' },
+      { id: 'dog', text: 'my dog' },
+      { id: 'mid-cat', text: 'a cat sat on the mat today' },
+      { id: 'none', text: 'nothing to see here at all' },
+    ];
+    const ranked = await reranker.rerank('cat', candidates);
+    expect(ranked[0]!.id).toBe('mid-cat');
+    expect((await reranker.rerank('fish', candidates))[0]!.id).toBe('long-fish');
+    expect((await reranker.rerank('dog', candidates))[0]!.id).toBe('dog');
+    const lineCalls = encoder.calls.filter((call) => call.length > 1 || candidates.some((c) => c.text === call[0]));
+    expect(lineCalls.flat().map((t) => t.length)).toEqual(candidates.map((c) => c.text.length).sort((a, b) => a - b));
+    expect(Math.max(...lineCalls.map((call) => call.length))).toBe(2);
   });
 
   it('caches segments, not texts: drops the least recently used past cacheSize and embeds shared sentences once', async () => {
