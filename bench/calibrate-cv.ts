@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/calibrate-cv.ts FILE`: is the wire maps' isotonic fit as good as its family
- * gets? `npx tsx bench/calibrate.ts --protocol abc --limit a=230,b=80,c=80 --dump FILE` writes
+ * gets? `npx tsx bench/calibrate.ts --protocol abc --dump FILE` writes
  * the labelled scores it fits on (the fit half only); this script splits those questions in two
  * (three different ways, each side in turn), fits the maps on one side with each setting (fewest
  * items per knot; a prior that shrinks each knot towards the map before it) and reads the

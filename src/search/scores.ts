@@ -143,11 +143,12 @@ export interface FusedCalibration {
  * that the item's session holds the answer, which is what the granularity competition needs to
  * weigh one against the other. A fused value is a standardised quantity, so the constants serve
  * any embedding model. Fitted by `bench/calibrate.ts` (Platt scaling over the top 50 candidates)
- * on the fit half of LongMemEval-S, protocols (a), (b) and (c) (`--protocol abc --limit a=230,b=80,c=80`).
+ * on the fit half of LongMemEval-S, all 230 of its questions in each of protocols (a), (b) and (c)
+ * (`--protocol abc`).
  */
 export const FUSED_CALIBRATION: { unit: FusedCalibration; child: FusedCalibration } = {
-  unit: { slope: 3.2741, bias: -5.2474 },
-  child: { slope: 2.2663, bias: -3.5721 },
+  unit: { slope: 3.1711, bias: -4.7789 },
+  child: { slope: 2.2164, bias: -3.2626 },
 };
 
 /** The chance that an item holds the answer, given its fused value. */
@@ -163,7 +164,7 @@ export type Knots = readonly (readonly [number, number])[];
  * What is shown is selected (the top of the list, a fact that won its place), and selection
  * shifts the chance a score stands for; these knots map the score of a shown item to the rate at
  * which such items held the answer, fitted by `bench/calibrate.ts` on what hybrid search returns
- * for the fit half (top_k 10; `--protocol abc --limit a=230,b=80,c=80`) and checked by
+ * for the fit half (top_k 10; `--protocol abc`) and checked by
  * `bench:quality` on the other half (its reliability table). Monotone, so the order of the answer
  * does not change within a map. The same competition score means a different chance for an
  * episode, for the owner's own facts and passages, and for another
@@ -178,11 +179,11 @@ export type Knots = readonly (readonly [number, number])[];
 export type WireMap = 'episode' | 'fact' | 'shared_episode' | 'shared_fact' | 'passage';
 
 export const WIRE_KNOTS: Record<WireMap, Knots> = {
-  episode: [[0.0062, 0.001], [0.0124, 0.0037], [0.0218, 0.0167], [0.0305, 0.0576], [0.0433, 0.0661], [0.0699, 0.0843], [0.1675, 0.151], [0.4268, 0.3922], [0.7844, 0.7699], [0.9591, 0.9245], [0.9962, 0.9928]],
-  fact: [[0.0049, 0.001], [0.0093, 0.0142], [0.0142, 0.0171], [0.0169, 0.0199], [0.0234, 0.0351], [0.0346, 0.0546], [0.0537, 0.0767], [0.081, 0.1408], [0.0969, 0.1667], [0.1246, 0.1956], [0.1629, 0.2266], [0.205, 0.2547], [0.2791, 0.3322], [0.3985, 0.4122], [0.5071, 0.5069], [0.6123, 0.5437], [0.71, 0.6083], [0.8159, 0.7386], [0.9249, 0.8268], [0.9804, 0.8585], [0.9975, 0.9894]],
-  shared_episode: [[0.0048, 0.001], [0.0123, 0.0123], [0.0228, 0.0305], [0.0426, 0.0709], [0.1074, 0.1858], [0.4773, 0.5437], [0.9425, 0.9535]],
-  shared_fact: [[0.0043, 0.001], [0.0094, 0.0049], [0.0181, 0.0372], [0.0259, 0.0816], [0.0408, 0.1064], [0.0644, 0.1655], [0.0996, 0.2136], [0.1499, 0.26], [0.2485, 0.3738], [0.5395, 0.533], [0.8704, 0.8067], [0.987, 0.9509]],
-  passage: [[0.005, 0.001], [0.0114, 0.0135], [0.0246, 0.0441], [0.0451, 0.0753], [0.1323, 0.3285], [0.7364, 0.8769]],
+  episode: [[0.0098, 0.001], [0.0191, 0.0037], [0.0329, 0.0167], [0.0454, 0.0576], [0.0633, 0.0661], [0.0993, 0.0843], [0.2213, 0.151], [0.5019, 0.3922], [0.8244, 0.7699], [0.9665, 0.9245], [0.9967, 0.9928]],
+  fact: [[0.0125, 0.0101], [0.0196, 0.0172], [0.0232, 0.0199], [0.0317, 0.0344], [0.0464, 0.0546], [0.0707, 0.0767], [0.1048, 0.1408], [0.1243, 0.1667], [0.1576, 0.1956], [0.2026, 0.2266], [0.2507, 0.2547], [0.332, 0.3322], [0.457, 0.4122], [0.564, 0.5069], [0.6631, 0.5437], [0.7513, 0.6083], [0.8437, 0.7386], [0.9362, 0.8268], [0.983, 0.8585], [0.9978, 0.9894]],
+  shared_episode: [[0.004, 0.001], [0.0062, 0.0022], [0.0079, 0.0083], [0.0094, 0.0093], [0.0115, 0.0103], [0.0156, 0.0113], [0.0225, 0.0317], [0.032, 0.0608], [0.0481, 0.0761], [0.0674, 0.0968], [0.0852, 0.1204], [0.1122, 0.1622], [0.1664, 0.25], [0.3082, 0.4106], [0.5437, 0.5603], [0.746, 0.7477], [0.8918, 0.8936], [0.9663, 0.9712], [0.9943, 0.999]],
+  shared_fact: [[0.007, 0.0103], [0.0101, 0.0161], [0.0122, 0.0171], [0.0161, 0.0263], [0.0224, 0.0452], [0.0346, 0.0848], [0.0482, 0.1138], [0.0613, 0.1224], [0.0805, 0.1526], [0.1017, 0.224], [0.12, 0.2629], [0.1586, 0.2844], [0.2158, 0.2896], [0.2881, 0.3849], [0.3845, 0.4307], [0.4866, 0.5375], [0.6349, 0.5971], [0.7441, 0.604], [0.8431, 0.7682], [0.9477, 0.8889], [0.9904, 0.9267], [0.9989, 0.9892]],
+  passage: [[0.004, 0.0063], [0.0058, 0.0086], [0.007, 0.0136], [0.0082, 0.0167], [0.0113, 0.0222], [0.0158, 0.0279], [0.0215, 0.0535], [0.0282, 0.0603], [0.033, 0.1], [0.0441, 0.1032], [0.0641, 0.1196], [0.0986, 0.2515], [0.1613, 0.369], [0.2538, 0.4821], [0.391, 0.6783], [0.6038, 0.7634], [0.8649, 0.904], [0.988, 0.999]],
 };
 
 /** Whether someone besides the owner spoke in an episode's conversation. */
