@@ -34,6 +34,7 @@
  * the teacher reranker as `npm run serve` does by default (none by default here, as in `createMemory`).
  */
 import { parseArgs } from 'node:util';
+import { strayBuckets } from './reliability.js';
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
 import { stemmer } from '@orama/stemmers/english';
 import { stopwords } from '@orama/stopwords/english';
@@ -218,6 +219,11 @@ for (const protocol of protocols) {
         const cell = (r: { mean_score: number | null; hit_rate: number | null; count: number }) => `${f(r.mean_score)} ${f(r.hit_rate)} ${String(r.count).padStart(5)}`;
         console.log(`${calibration.episode[i]!.bucket}   ${cell(calibration.episode[i]!)}   ${cell(calibration.fact[i]!)}   ${cell(calibration.all[i]!)}`);
       }
+      const apart = strayBuckets({ episodes: calibration.episode, facts: calibration.fact });
+      const all = strayBuckets({ all: calibration.all });
+      const list = (xs: string[]) => (xs.length ? `: ${xs.join('; ')}` : '');
+      console.log(`Buckets of 30 items or more off by more than 0.1: episodes and facts ${apart.off.length} of ${apart.counted}${list(apart.off)}; all ${all.off.length} of ${all.counted}${list(all.off)}.`);
+      console.log(`A score meaning exactly what it says would leave ${apart.expected.toFixed(2)} of those ${apart.counted} episode and fact buckets off by chance alone (none off: ${(100 * apart.chanceNone).toFixed(0)} %; items taken as independent).`);
     }
   }
 }
