@@ -15,7 +15,8 @@
  * protocol: session-level recall_all@5/10 and ndcg_any@5/10 per method next to a stemmed BM25
  * baseline over the same sessions (Orama with the English stemmer and stop words, the way a
  * competent user sets it up), the same per question type, turn-level recall from the `has_answer`
- * labels, and a reliability table of the hybrid and agentic scores on the wire (episodes and nested facts).
+ * labels, and a reliability table of the hybrid and agentic scores on the wire (episodes and nested facts)
+ * with the buckets that stray more than 0.1 and how many chance alone would leave so (reliability.ts).
  *
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
@@ -191,8 +192,10 @@ for (const protocol of protocols) {
     all: table(reliability.episode.map((b, i) => b.map((x, j) => x + reliability.fact[i]![j]!))),
   });
   const calibrations = Object.fromEntries([...reliabilityOf].map(([m, r]) => [m, calibrationOf(r)]));
+  // Per method: the buckets off, and what chance alone would leave off (reliability.ts).
+  const strays = Object.fromEntries(Object.entries(calibrations).map(([m, c]) => [m, { episodes_and_facts: strayBuckets({ episodes: c.episode, facts: c.fact }), all: strayBuckets({ all: c.all }) }]));
   // `calibration` stays hybrid's (what earlier reports named so); `calibration_by_method` adds agentic's.
-  report[protocol] = { questions: questions.length, methods: perMethod, calibration: calibrations['hybrid'], calibration_by_method: calibrations, ms_per_search: searchMs / Math.max(1, questions.length * methods.length) };
+  report[protocol] = { questions: questions.length, methods: perMethod, calibration: calibrations['hybrid'], calibration_by_method: calibrations, calibration_check: strays, ms_per_search: searchMs / Math.max(1, questions.length * methods.length) };
 
   if (!values.json) {
     const f = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
@@ -219,8 +222,7 @@ for (const protocol of protocols) {
         const cell = (r: { mean_score: number | null; hit_rate: number | null; count: number }) => `${f(r.mean_score)} ${f(r.hit_rate)} ${String(r.count).padStart(5)}`;
         console.log(`${calibration.episode[i]!.bucket}   ${cell(calibration.episode[i]!)}   ${cell(calibration.fact[i]!)}   ${cell(calibration.all[i]!)}`);
       }
-      const apart = strayBuckets({ episodes: calibration.episode, facts: calibration.fact });
-      const all = strayBuckets({ all: calibration.all });
+      const { episodes_and_facts: apart, all } = strays[method]!;
       const list = (xs: string[]) => (xs.length ? `: ${xs.join('; ')}` : '');
       console.log(`Buckets of 30 items or more off by more than 0.1: episodes and facts ${apart.off.length} of ${apart.counted}${list(apart.off)}; all ${all.off.length} of ${all.counted}${list(all.off)}.`);
       console.log(`A score meaning exactly what it says would leave ${apart.expected.toFixed(2)} of those ${apart.counted} episode and fact buckets off by chance alone (none off: ${(100 * apart.chanceNone).toFixed(0)} %; items taken as independent).`);
