@@ -21,8 +21,6 @@ import { warmUp, type WarmUp } from './index/warm-up.js';
 import type { Embedder, Llm, Reranker } from './models/ports.js';
 import { createLlmReranker } from './models/llm-reranker.js';
 import { fromStored, isMemoryRecord, partitionKey, recordKey, scopedStorageId, sentBy, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type KnowledgeRecord, type MemoryRecord, type ProfileRecord, type RecordView, type StoredItem } from './records.js';
-
-export type { RecordView } from './records.js';
 import { rerankTextsOf } from './search/agentic.js';
 import { runSearch, type Notice, type SearchTrace } from './search/search.js';
 import type { StorageAdapter, StoreBatch } from './store/port.js';
@@ -46,6 +44,7 @@ import { prepareMessages } from './write/prepare-items.js';
 import type { Progress } from './progress.js';
 
 export type { Progress } from './progress.js';
+export type { RecordView } from './records.js';
 
 export interface MemoryOptions {
   /** Where records live. Default: in memory only (nothing survives `close`). */
@@ -150,7 +149,6 @@ export interface OwnerSummary {
   /** Sessions of the owner's searchable records; `null` stands for records outside any session (knowledge, skills). */
   sessions: (string | null)[];
 }
-
 
 export interface ImportOptions extends CallOptions {
   mode?: 'merge' | 'replace';

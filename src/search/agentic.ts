@@ -83,9 +83,9 @@ export const RERANK_UNITS = 20;
  * among 2, 4 and 8: 4 over 2 on its sessions; 8 over 4 by a rule set before the runs (at least as
  * good on each of three fit halves, better in their sum): R_all@10 equal in protocol (a), +1
  * question each on the `--haystack days` fit halves of (a) and (c), where a conversation has
- * several topics and 4 lines show only one. The rule weighed no cost: a question over lines not
- * yet embedded takes about 1.7 times as long as with 4 (`bench/teacher-thread.ts`: 4.8 s against
- * 2.9 s on two cores).
+ * several topics and 4 lines show only one. The rule weighed no cost; since the teacher's lines go
+ * in batches of like length (segment-reranker.ts), a question over lines not yet embedded takes
+ * about 3.0 s with 8 (`bench/teacher-thread.ts` on two cores), what it took with 4 before.
  */
 export const RERANK_CHILDREN = 8;
 
