@@ -8,19 +8,93 @@
  * `npm run bench:quality` does on the report half. A bucket counts when it holds at least 15
  * items (a quarter of the questions: about 30 in a half); it is off when its hit rate is more than
  * 0.1 from its mean score. The report half is never read.
+ *
+ * `npx tsx bench/calibrate-cv.ts --prior FILE` (FILE from `npx tsx bench/calibrate.ts --protocol abc
+ * --haystack all --dump-prior FILE`) does the same for the population prior (`WIRE_PRIOR`): with
+ * the knots in use, it fits each form of the prior on one side (none; one slope per map on
+ * ln(reference / population); that and a square term) and reads the other side's tables per
+ * haystack and kind, with the held-out log loss.
  */
 import { readFileSync } from 'node:fs';
-import { throughKnots } from '../src/search/scores.js';
+import { throughKnots, WIRE_PRIOR } from '../src/search/scores.js';
 import { isotonicKnots, MIN_PER_KNOT, type Sample } from './isotonic.js';
 import { fnv1a } from './longmemeval.js';
+import { fitOffset, lever, logit, sigmoid, type PriorSample } from './prior-fit.js';
 
-const file = process.argv[2];
-if (!file) throw new Error('usage: npx tsx bench/calibrate-cv.ts FILE (from bench/calibrate.ts --dump FILE)');
-const shown: Record<string, Sample[]> = JSON.parse(readFileSync(file, 'utf8'));
+const priorMode = process.argv[2] === '--prior';
+const file = process.argv[priorMode ? 3 : 2];
+if (!file) throw new Error('usage: npx tsx bench/calibrate-cv.ts [--prior] FILE (from bench/calibrate.ts --dump FILE, or --dump-prior FILE)');
 const EPISODE_MAPS = new Set(['episode', 'shared_episode']);
 
 /** A middle bit of FNV-1a: its low bit is the parity of the text's characters, the halves' own split. */
 const bit = (text: string) => (fnv1a(text) >>> 13) & 1;
+
+/** Adds one held-out item to a reliability table of 0.1 buckets ([sum of scores, hits, items] each). */
+function tally(rows: number[][], score: number, label: number): void {
+  const row = rows[Math.min(9, Math.floor(score * 10))]!;
+  row[0]! += score;
+  row[1]! += label;
+  row[2]! += 1;
+}
+
+/** A table's buckets of at least 15 items, and those more than 0.1 from their mean score. */
+function offOf(rows: readonly number[][]): { off: number; counted: number; gaps: { gap: number; n: number }[] } {
+  let off = 0;
+  let counted = 0;
+  const gaps: { gap: number; n: number }[] = [];
+  for (const [sum, hits, n] of rows) {
+    if (n! < 15) continue;
+    const gap = Math.abs(hits! / n! - sum! / n!);
+    counted++;
+    if (gap > 0.1) off++;
+    gaps.push({ gap, n: n! });
+  }
+  return { off, counted, gaps };
+}
+
+if (priorMode) {
+  const samples: PriorSample[] = JSON.parse(readFileSync(file, 'utf8'));
+  const forms: { name: string; features: (s: PriorSample) => number[] }[] = [
+    { name: 'none', features: () => [] },
+    { name: 'slope (in use)', features: (s) => [lever(s, WIRE_PRIOR)] },
+    { name: 'slope + square', features: (s) => [lever(s, WIRE_PRIOR), lever(s, WIRE_PRIOR) ** 2] },
+  ];
+  const maps = [...new Set(samples.map((s) => s.map))];
+  const haystacks = [...new Set(samples.map((s) => s.haystack))];
+  console.log('form               held-out log loss   buckets off by > 0.1 (of those with >= 15 items), per haystack and kind');
+  for (const form of forms) {
+    const cells = new Map<string, { off: number; counted: number }>();
+    let loss = 0;
+    for (const salt of ['cv1', 'cv2', 'cv3']) {
+      for (const side of [0, 1]) {
+        const inFit = (s: PriorSample) => bit(s.q + salt) === side;
+        const tables = new Map<string, number[][]>();
+        for (const map of maps) {
+          const { weights } = fitOffset(samples.filter((s) => s.map === map && inFit(s)), form.features);
+          for (const s of samples.filter((s) => s.map === map && !inFit(s))) {
+            const y = sigmoid(logit(s.p) + form.features(s).reduce((a, x, i) => a + x * weights[i]!, 0));
+            loss -= Math.log(Math.max(1e-9, s.label ? y : 1 - y));
+            const key = `${s.haystack}/${EPISODE_MAPS.has(map) ? 'episodes' : 'facts'}`;
+            if (!tables.has(key)) tables.set(key, Array.from({ length: 10 }, () => [0, 0, 0]));
+            tally(tables.get(key)!, y, s.label);
+          }
+        }
+        for (const [key, rows] of tables) {
+          const { off, counted } = offOf(rows);
+          const cell = cells.get(key) ?? { off: 0, counted: 0 };
+          cells.set(key, { off: cell.off + off, counted: cell.counted + counted });
+        }
+      }
+    }
+    const keys = haystacks.flatMap((h) => [`${h}/episodes`, `${h}/facts`]).filter((k) => cells.has(k));
+    const total = keys.reduce((a, k) => a + cells.get(k)!.off, 0);
+    const of = keys.reduce((a, k) => a + cells.get(k)!.counted, 0);
+    console.log(`${form.name.padEnd(18)} ${loss.toFixed(1).padStart(10)}          ${keys.map((k) => `${k} ${cells.get(k)!.off}/${cells.get(k)!.counted}`).join('  ')}  (all: ${total} of ${of})`);
+  }
+  process.exit(0);
+}
+
+const shown: Record<string, Sample[]> = JSON.parse(readFileSync(file, 'utf8'));
 
 console.log(`setting (items per knot, prior)   buckets off by > 0.1 (of those with >= 15 items)   worst   weighted rms`);
 for (const minPerKnot of [50, MIN_PER_KNOT, 200, 400]) {
@@ -39,22 +113,17 @@ for (const minPerKnot of [50, MIN_PER_KNOT, 200, 400]) {
           for (const s of list.filter((s) => !inFit(s))) {
             const kind = `${s.p}/${EPISODE_MAPS.has(map) ? 'episode' : 'fact'}`;
             if (!table.has(kind)) table.set(kind, Array.from({ length: 10 }, () => [0, 0, 0]));
-            const score = throughKnots(s.x, knots);
-            const row = table.get(kind)![Math.min(9, Math.floor(score * 10))]!;
-            row[0]! += score;
-            row[1]! += s.label;
-            row[2]! += 1;
+            tally(table.get(kind)!, throughKnots(s.x, knots), s.label);
           }
         }
         for (const rows of table.values()) {
-          for (const [sum, hits, n] of rows) {
-            if (n! < 15) continue;
-            const gap = Math.abs(hits! / n! - sum! / n!);
-            counted++;
-            if (gap > 0.1) off++;
+          const cell = offOf(rows);
+          off += cell.off;
+          counted += cell.counted;
+          for (const { gap, n } of cell.gaps) {
             worst = Math.max(worst, gap);
-            squares += gap * gap * n!;
-            items += n!;
+            squares += gap * gap * n;
+            items += n;
           }
         }
       }

@@ -11,24 +11,34 @@
  *      (episodes and the owner's facts, apart for conversations where
  *      someone else spoke, and another participant's passages; the search trace says which map
  *      each shown item went through): the correction from a
- *      competition score to the chance a shown item stands for.
+ *      competition score to the chance a shown item stands for;
+ *   3. `WIRE_PRIOR` (with `--haystack all`): per wire map, the slope of the log-odds a shown item
+ *      gains as the number of units the query weighed falls (a logistic regression with the
+ *      knots' log-odds as a fixed offset), over LongMemEval's haystack and the two of
+ *      `bench:quality --haystack` (personal: about 24 chats about one life; days: those chats three
+ *      to a conversation, about 8). Steps 1 and 2 fit LongMemEval's own haystack only.
  *
- * Ranking does not change with either; run it again after changing step 1's constants, since
- * step 2 is fitted on the scores they give. `npm run bench:quality` checks the wire on the other
- * half.
+ * Ranking does not change with any of them; run it again after changing step 1's constants, since
+ * step 2 is fitted on the scores they give, and step 3 on step 2's. `npm run bench:quality` checks
+ * the wire on the other half.
  *
- *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--limit N | --limit a=N,b=M] [--dump FILE]
+ *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--haystack full|personal|days|all]
+ *                              [--limit N | --limit a=N,b=M] [--dump FILE] [--dump-prior FILE]
  *
  * Data: LongMemEval-S (cleaned, MIT licence) at ../shared/data/longmemeval_s_dedup.json.gz; see
  * that folder's README for its source. Progress goes to stderr.
  */
 import { parseArgs } from 'node:util';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
-import { throughKnots, WIRE_KNOTS, type Knots, type WireMap } from '../src/search/scores.js';
+import { priorShift, shiftOdds, throughKnots, WIRE_KNOTS, WIRE_PRIOR, type Knots, type WireMap } from '../src/search/scores.js';
 import { isotonicKnots, type Sample } from './isotonic.js';
-import { haystackMemory, holdsAnswer, isAbstention, loadDataset, questionHalf, type Protocol } from './longmemeval.js';
+import { fitOffset, lever, sigmoid, type PriorSample } from './prior-fit.js';
+import { haystackMemory, holdsAnswer, isAbstention, loadDataset, questionHalf, type Haystack, type Protocol } from './longmemeval.js';
 
-const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' }, dump: { type: 'string' } } });
+const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' }, dump: { type: 'string' }, 'dump-prior': { type: 'string' }, haystack: { type: 'string', default: 'full' } } });
+const HAYSTACKS: Record<string, Haystack[]> = { full: ['full'], personal: ['personal'], days: ['days'], all: ['full', 'personal', 'days'] };
+const haystacks = HAYSTACKS[values.haystack!];
+if (!haystacks) throw new Error(`--haystack must be full, personal, days or all, not ${values.haystack}`);
 const BY_FLAG: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['other'], both: ['user', 'all'], abc: ['user', 'all', 'other'] };
 const protocols = BY_FLAG[values.protocol!];
 if (!protocols) throw new Error(`--protocol must be a, b, c, both or abc, not ${values.protocol}`);
@@ -65,35 +75,48 @@ function undoKnots(y: number, knots: Knots): number {
   return 1;
 }
 
-for (const protocol of protocols) {
+/** Step 3: what a shown item's knots alone make of it, with the population it was weighed among, per haystack. */
+const priorSamples: PriorSample[] = [];
+/** Each question's population in the full haystack, for the reference. */
+const fullPopulations: number[] = [];
+
+for (const haystack of haystacks) for (const protocol of protocols) {
   const questions = fitHalf.slice(0, limitOf(protocol));
+  // Steps 1 and 2 fit LongMemEval's own haystack; the others only inform step 3.
+  const fitsMaps = haystack === 'full';
   for (const [qi, q] of questions.entries()) {
-    const memory = await haystackMemory(dataset, q, embedder, protocol);
+    const memory = await haystackMemory(dataset, q, embedder, protocol, {}, haystack);
     const labelOf = (sessionId: string | null | undefined): 0 | 1 => (holdsAnswer(q, sessionId!) ? 1 : 0);
-    const wide = await memory.searchWithTrace({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 50, radius: 0 });
-    for (const e of wide.response.data.episodes) {
-      evidence.unit.push({ x: wide.trace.evidence[e.id]!, label: labelOf(e.session_id) });
-      for (const f of e.atomic_facts) evidence.child.push({ x: wide.trace.evidence[f.id]!, label: labelOf(e.session_id) });
+    if (fitsMaps) {
+      const wide = await memory.searchWithTrace({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 50, radius: 0 });
+      for (const e of wide.response.data.episodes) {
+        evidence.unit.push({ x: wide.trace.evidence[e.id]!, label: labelOf(e.session_id) });
+        for (const f of e.atomic_facts) evidence.child.push({ x: wide.trace.evidence[f.id]!, label: labelOf(e.session_id) });
+      }
     }
     const top = await memory.searchWithTrace({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 10, radius: 0 });
     const wireMap = top.trace.wire_map;
+    const population = top.trace.population;
+    if (fitsMaps) fullPopulations.push(population);
+    const record = (score: number, map: WireMap, label: 0 | 1) => {
+      // The wire score undone: first the prior in use, then the knots.
+      const p = shiftOdds(score, -priorShift(map, population));
+      if (fitsMaps) shown[map].push({ x: undoKnots(p, WIRE_KNOTS[map]), label, q: q.question_id, p: protocol });
+      priorSamples.push({ p, label, population, haystack, map, q: q.question_id, protocol });
+    };
     for (const e of top.response.data.episodes) {
-      const own = wireMap[e.id]!;
-      shown[own].push({ x: undoKnots(e.score, WIRE_KNOTS[own]), label: labelOf(e.session_id), q: q.question_id, p: protocol });
-      for (const f of e.atomic_facts) {
-        const map = wireMap[f.id]!;
-        shown[map].push({ x: undoKnots(f.score, WIRE_KNOTS[map]), label: labelOf(e.session_id), q: q.question_id, p: protocol });
-      }
+      record(e.score, wireMap[e.id]!, labelOf(e.session_id));
+      for (const f of e.atomic_facts) record(f.score, wireMap[f.id]!, labelOf(e.session_id));
     }
     await memory.close();
-    if ((qi + 1) % 10 === 0) process.stderr.write(`  protocol ${protocol}: ${qi + 1}/${questions.length} questions\n`);
+    if ((qi + 1) % 10 === 0) process.stderr.write(`  ${haystack} haystack, protocol ${protocol}: ${qi + 1}/${questions.length} questions\n`);
   }
 }
 
 // `--dump FILE`: step 2's samples as JSON, for `bench/calibrate-cv.ts` (other ways of fitting the knots, compared without searching again).
 if (values.dump) (await import('node:fs')).writeFileSync(values.dump, JSON.stringify(shown));
-
-const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+// `--dump-prior FILE`: step 3's samples, to compare forms of the prior without searching again.
+if (values['dump-prior']) (await import('node:fs')).writeFileSync(values['dump-prior'], JSON.stringify(priorSamples));
 
 /** One-feature logistic regression (Platt scaling) by Newton's method. */
 function platt(list: Sample[]): [number, number] {
@@ -136,6 +159,7 @@ const r4 = (x: number) => Number(x.toFixed(4));
 const through = (knots: Knots) => (x: number) => throughKnots(x, knots);
 const platts: string[] = [];
 for (const kind of ['unit', 'child'] as const) {
+  if (evidence[kind].length === 0) continue;
   const name = kind === 'unit' ? 'episodes' : 'facts';
   const [slope, bias] = platt(evidence[kind]);
   const fitted = evidence[kind].map((s) => ({ x: sigmoid(slope * s.x + bias), label: s.label }));
@@ -145,11 +169,44 @@ for (const kind of ['unit', 'child'] as const) {
 }
 const knotLines: string[] = [];
 for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
+  if (shown[map].length === 0) continue;
   const knots = isotonicKnots(shown[map]).map(([x, y]) => [r4(x), r4(y)] as [number, number]);
   console.log(`\nstep 2, map ${map}, shown in the top 10: ${shown[map].length} items (${shown[map].filter((s) => s.label).length} hits)`);
   console.log(`bucket     mean   hit    n   (competition score)\n${bucketTable(shown[map], (x) => x)}`);
   console.log(`bucket     mean   hit    n   (through the fitted knots)\n${bucketTable(shown[map], through(knots))}`);
   knotLines.push(`  ${map}: [${knots.map(([x, y]) => `[${x}, ${y}]`).join(', ')}],`);
 }
-console.log(`\nFUSED_CALIBRATION = {\n${platts.join('\n')}\n}`);
-console.log(`WIRE_KNOTS = {\n${knotLines.join('\n')}\n}   (fitted on the scores of the current FUSED_CALIBRATION)`);
+if (platts.length) console.log(`\nFUSED_CALIBRATION = {\n${platts.join('\n')}\n}`);
+if (knotLines.length) console.log(`WIRE_KNOTS = {\n${knotLines.join('\n')}\n}   (fitted on the scores of the current FUSED_CALIBRATION)`);
+
+// Step 3: the prior of the population (`WIRE_PRIOR`), per map, over every haystack asked for,
+// with the knots in use: a logistic regression of the label on ln(reference / population) with
+// the knots' log-odds as a fixed offset (one slope per map; prior-fit.ts). `bench/calibrate-cv.ts
+// --prior FILE` compares this form with none and with a square term, inside the fit half.
+if (haystacks.length > 1) {
+  const populations = priorSamples.map((s) => s.population);
+  const least = Math.min(...populations);
+  const most = Math.max(...populations);
+  const reference = fullPopulations.length
+    ? Math.round(Math.exp(fullPopulations.reduce((a, n) => a + Math.log(n), 0) / fullPopulations.length))
+    : WIRE_PRIOR.reference;
+  const prior = { reference, least, most, slope: { ...WIRE_PRIOR.slope } };
+  const slopes: string[] = [];
+  for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
+    const list = priorSamples.filter((s) => s.map === map);
+    if (list.length === 0) continue;
+    const { weights: [g], errors: [error] } = fitOffset(list, (s) => [lever(s, prior)]);
+    prior.slope[map] = r4(g!);
+    slopes.push(`${map}: ${r4(g!)}`);
+    console.log(`\nstep 3, map ${map}: slope ${r4(g!)} (standard error ${r4(error!)}), ${list.length} shown items`);
+    for (const haystack of haystacks) {
+      const part = list.filter((s) => s.haystack === haystack);
+      if (part.length === 0) continue;
+      const ns = part.map((s) => s.population);
+      console.log(`  ${haystack} haystack, populations ${Math.min(...ns)}–${Math.max(...ns)}: ${part.length} items`);
+      console.log(`  bucket     mean   hit    n   (knots alone)\n${bucketTable(part.map((s) => ({ x: s.p, label: s.label })), (x) => x)}`);
+      console.log(`  bucket     mean   hit    n   (with the fitted prior)\n${bucketTable(part.map((s) => ({ x: shiftOdds(s.p, priorShift(map, s.population, prior)), label: s.label })), (x) => x)}`);
+    }
+  }
+  console.log(`\nWIRE_PRIOR = { reference: ${reference}, least: ${least}, most: ${most}, slope: { ${slopes.join(', ')} } }   (fitted with the current WIRE_KNOTS)`);
+}

@@ -16,7 +16,8 @@
  * baseline over the same sessions (Orama with the English stemmer and stop words, the way a
  * competent user sets it up), the same per question type, turn-level recall from the `has_answer`
  * labels, and a reliability table of the hybrid and agentic scores on the wire (episodes and nested facts)
- * with the buckets that stray more than 0.1 and how many chance alone would leave so (reliability.ts).
+ * with the buckets that stray more than 0.1 and how many chance alone would leave so (reliability.ts),
+ * and hybrid's best score on the half's abstention questions (no answer in memory).
  *
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
@@ -84,6 +85,8 @@ process.stderr.write('LongMemEval-S: loading ../shared/data/longmemeval_s_dedup.
 const dataset = await loadDataset(values.data);
 let questions = dataset.questions.filter((q) => !isAbstention(q) && (values.half === 'all' || questionHalf(q.question_id) === values.half));
 if (values.limit) questions = questions.slice(0, Number(values.limit));
+// LongMemEval's questions about something never said (`_abs`), all of the half: what hybrid's best score is when no answer exists.
+const unanswerable = dataset.questions.filter((q) => isAbstention(q) && (values.half === 'all' || questionHalf(q.question_id) === values.half));
 const embedder = weakened(await createDefaultEmbedder(), values['embedder-dims'] ? Number(values['embedder-dims']) : undefined);
 
 /**
@@ -172,6 +175,20 @@ for (const protocol of protocols) {
     if ((qi + 1) % 10 === 0) process.stderr.write(`  protocol ${protocol}: ${qi + 1}/${questions.length} questions, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   }
 
+  // The best episode's hybrid score where the memory holds no answer (its haystack holds a near
+  // miss: the same topic, another detail). Scores are chances given an answer exists; this is
+  // what a `min_score` meets when none does.
+  const topScores: number[] = [];
+  for (const [qi, q] of (methods.includes('hybrid') ? unanswerable : []).entries()) {
+    const memory = server
+      ? await fillHaystack(server.memoryFor(`${protocol}-abs${qi}`), dataset, q, protocol, haystack)
+      : await haystackMemory(dataset, q, embedder, protocol, {}, haystack);
+    const { data } = await memory.search({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 10, radius: 0 });
+    if (data.episodes[0]) topScores.push(data.episodes[0].score);
+    await memory.close();
+  }
+  const noAnswer = { questions: topScores.length, mean_top_score: topScores.length ? topScores.reduce((a, b) => a + b, 0) / topScores.length : null, top_at_least_0_5: topScores.filter((x) => x >= 0.5).length, top_at_least_0_8: topScores.filter((x) => x >= 0.8).length };
+
   const types = [...new Set(questions.map((q) => q.question_type))].sort();
   const perMethod: Record<string, Metrics & { turn_recall_at_5: number | null; turn_recall_at_10: number | null; by_type: Record<string, Metrics> }> = {};
   for (const [method, list] of outcomes) {
@@ -195,7 +212,7 @@ for (const protocol of protocols) {
   // Per method: the buckets off, and what chance alone would leave off (reliability.ts).
   const strays = Object.fromEntries(Object.entries(calibrations).map(([m, c]) => [m, { episodes_and_facts: strayBuckets({ episodes: c.episode, facts: c.fact }), all: strayBuckets({ all: c.all }) }]));
   // `calibration` stays hybrid's (what earlier reports named so); `calibration_by_method` adds agentic's.
-  report[protocol] = { questions: questions.length, methods: perMethod, calibration: calibrations['hybrid'], calibration_by_method: calibrations, calibration_check: strays, ms_per_search: searchMs / Math.max(1, questions.length * methods.length) };
+  report[protocol] = { questions: questions.length, methods: perMethod, calibration: calibrations['hybrid'], calibration_by_method: calibrations, calibration_check: strays, no_answer: noAnswer, ms_per_search: searchMs / Math.max(1, questions.length * methods.length) };
 
   if (!values.json) {
     const f = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
@@ -226,6 +243,9 @@ for (const protocol of protocols) {
       const list = (xs: string[]) => (xs.length ? `: ${xs.join('; ')}` : '');
       console.log(`Buckets of 30 items or more off by more than 0.1: episodes and facts ${apart.off.length} of ${apart.counted}${list(apart.off)}; all ${all.off.length} of ${all.counted}${list(all.off)}.`);
       console.log(`A score meaning exactly what it says would leave ${apart.expected.toFixed(2)} of those ${apart.counted} episode and fact buckets off by chance alone (none off: ${(100 * apart.chanceNone).toFixed(0)} %; items taken as independent).`);
+    }
+    if (noAnswer.questions) {
+      console.log(`\nNo answer in memory (the ${noAnswer.questions} abstention questions of the ${values.half} half, their haystacks holding a near miss): hybrid's best episode scored ${f(noAnswer.mean_top_score)} on average, 0.5 or more in ${noAnswer.top_at_least_0_5} and 0.8 or more in ${noAnswer.top_at_least_0_8} of them.`);
     }
   }
 }

@@ -39,6 +39,12 @@ export interface UnitCandidate {
   legs: Leg[];
   /** Its children that pass the filters, best first. */
   children: ScoredChild[];
+  /**
+   * How many units the query weighed, this one among them (the owner's episodes and knowledge
+   * entries that pass the filters): the number of rivals a score's chance depends on
+   * (scores.ts `wireScore`).
+   */
+  population: number;
 }
 
 export interface RecallOptions {
@@ -151,6 +157,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
   const fusedOf = (id: string, bm25: number | undefined) => fuseLegs(keywordScale.z(bm25), vectorScale.z(inVector(scan.unitCos(id))));
 
   const out: UnitCandidate[] = [];
+  const population = full?.unitCount ?? unitValues.length;
   const childCalibration = options.calibration.child;
   for (const [id, legs] of legOf) {
     const record = partition.records.get(id) as Unit | undefined;
@@ -173,7 +180,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
     // Most episodes repeat no text among their children: then there is nothing to fold.
     const children = rows.repeatsText ? withoutTwins(scored) : scored;
     const fused = unitEvidence(fusedOf(id, unitScore), children, fusedOfChild);
-    out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs, children });
+    out.push({ record, cos, bm25, fused, score: relevance(fused, options.calibration.unit), legs, children, population });
   }
   out.sort((a, b) => b.fused - a.fused || tieOrder(a.record, b.record));
   return out;

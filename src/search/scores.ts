@@ -186,6 +186,55 @@ export const WIRE_KNOTS: Record<WireMap, Knots> = {
   passage: [[0.004, 0.0063], [0.0058, 0.0086], [0.007, 0.0136], [0.0082, 0.0167], [0.0113, 0.0222], [0.0158, 0.0279], [0.0215, 0.0535], [0.0282, 0.0603], [0.033, 0.1], [0.0441, 0.1032], [0.0641, 0.1196], [0.0986, 0.2515], [0.1613, 0.369], [0.2538, 0.4821], [0.391, 0.6783], [0.6038, 0.7634], [0.8649, 0.904], [0.988, 0.999]],
 };
 
+/**
+ * How the number of rival conversations moves a shown score's chance. The knots are fitted on
+ * LongMemEval's haystacks of about fifty sessions, half of them chats about unrelated things; a
+ * memory of eight long conversations about one life is another prior. There, through the knots
+ * alone, episodes scored 0.1–0.2 held the answer 55 % of the time (fit half; `bench/calibrate.ts
+ * --protocol abc --haystack all` prints it): with fewer rivals, each one is likelier to be the
+ * one, and the per-query standardisation (`legScale`) does not say how many there were. So the
+ * wire adds, per map, `slope · ln(reference / population)` to a shown item's log-odds after its
+ * knots, where `population` is the number of units the query weighed
+ * (`UnitCandidate.population`). `reference` is the population the knots were fitted at (the
+ * geometric mean of the fit data's), so LongMemEval's own maps barely move; a population outside
+ * the range the slopes were fitted on (`least`–`most`) counts as the nearest end of it: a prior
+ * is not extrapolated. Within one query every item of a map moves alike, so no order within a map
+ * changes. Fitted by `bench/calibrate.ts --haystack all` (step 3) on the fit half of the three
+ * haystacks `bench:quality` has (full, personal, days) in all three protocols: about 1 for
+ * episodes, as a prior of one in N would have it, and near 0 for facts and passages, which are
+ * weighed among hundreds of children however many conversations there are.
+ */
+export interface WirePrior {
+  reference: number;
+  least: number;
+  most: number;
+  slope: Record<WireMap, number>;
+}
+
+export const WIRE_PRIOR: WirePrior = {
+  reference: 47,
+  least: 6,
+  most: 58,
+  slope: { episode: 1.0852, fact: 0.0625, shared_episode: 0.948, shared_fact: 0.0585, passage: 0.0498 },
+};
+
+/** The log-odds a shown item of `map` gains among `population` units (`WIRE_PRIOR`). */
+export function priorShift(map: WireMap, population: number, prior: WirePrior = WIRE_PRIOR): number {
+  const n = Math.min(prior.most, Math.max(prior.least, population));
+  return prior.slope[map] * Math.log(prior.reference / n);
+}
+
+/** Adds `shift` to a chance's log-odds (0 and 1 stay where they are). */
+export function shiftOdds(p: number, shift: number): number {
+  if (shift === 0 || p <= 0 || p >= 1) return p;
+  return 1 / (1 + Math.exp(-(Math.log(p / (1 - p)) + shift)));
+}
+
+/** The score a shown item goes on the wire with: its competition score through its map's knots, then the prior of its population. */
+export function wireScore(score: number, map: WireMap, population: number): number {
+  return shiftOdds(throughKnots(score, WIRE_KNOTS[map]), priorShift(map, population));
+}
+
 /** Whether someone besides the owner spoke in an episode's conversation. */
 export function isShared(episode: { sender_ids: readonly string[] }, ownerId: string): boolean {
   return episode.sender_ids.some((id) => id !== ownerId);

@@ -9,7 +9,7 @@ import type { Partition } from '../index/partition.js';
 import { embedQueries, type Embedder, type Llm, type ModelCallOptions, type Reranker } from '../models/ports.js';
 import { partitionKey, tieOrder, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type ProfileRecord } from '../records.js';
 import { agenticRetrieve } from './agentic.js';
-import { calibrationFor, childWireMap, FUSED_CALIBRATION, isShared, throughKnots, WIRE_KNOTS, type WireMap } from './scores.js';
+import { calibrationFor, childWireMap, FUSED_CALIBRATION, isShared, wireScore, type WireMap } from './scores.js';
 import { searchAgentTrack } from './agent-track.js';
 import { recallUnits, type Leg, type UnitCandidate } from './episode-track.js';
 import { competeGranularity, FACTS_PER_EPISODE } from './granularity.js';
@@ -45,6 +45,8 @@ export interface SearchTrace {
    * Hybrid and agentic without a reranker; what `bench/calibrate.ts` undoes to refit the maps.
    */
   wire_map: Record<string, WireMap>;
+  /** How many units (episodes, knowledge entries) hybrid's scores were weighed among (scores.ts `WIRE_PRIOR`); 0 when it weighed none. */
+  population: number;
   supplementary_queries: string[];
   radius: number | null;
   took_ms: number;
@@ -82,6 +84,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   const cosine: Record<string, number> = {};
   const evidence: Record<string, number> = {};
   const wireMap: Record<string, WireMap> = {};
+  let units = 0;
   const noteCosine = (c: UnitCandidate) => {
     cosine[c.record.id] = c.cos;
     evidence[c.record.id] = c.fused;
@@ -111,13 +114,15 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
       // only the facts that pass it.
       const shared = isShared(w.candidate.record, ownerId);
       const episodeMap: WireMap = shared ? 'shared_episode' : 'episode';
-      const score = throughKnots(w.score, WIRE_KNOTS[episodeMap]);
+      const population = w.candidate.population;
+      units = Math.max(units, population);
+      const score = wireScore(w.score, episodeMap, population);
       if (score < floor) continue;
       wireMap[w.candidate.record.id] = episodeMap;
       const facts = [];
       for (const f of w.facts) {
         const map = childWireMap(f.record, ownerId, shared);
-        const item = factItem(f.record, throughKnots(f.score, WIRE_KNOTS[map]));
+        const item = factItem(f.record, wireScore(f.score, map, population));
         if (item.score < floor) continue;
         wireMap[f.record.id] = map;
         facts.push(item);
@@ -200,6 +205,6 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   data.unprocessed_messages = deps.unprocessed.map(unprocessedItem);
   return {
     data,
-    trace: { method: request.method, rounds, notices, legs, cosine, evidence, wire_map: wireMap, supplementary_queries: supplementary, radius, took_ms: deps.now() - started },
+    trace: { method: request.method, rounds, notices, legs, cosine, evidence, wire_map: wireMap, population: units, supplementary_queries: supplementary, radius, took_ms: deps.now() - started },
   };
 }

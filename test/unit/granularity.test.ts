@@ -31,6 +31,7 @@ function candidate(id: string, score: number, factScores: number[] = []): UnitCa
   return {
     record: episode(id), cos: score, bm25: 0, fused: score, score, legs: ['vector'],
     children: factScores.map((s, i) => fact(`${id}.f${i + 1}`, id, s)),
+    population: 10,
   };
 }
 

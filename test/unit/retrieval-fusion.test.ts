@@ -10,7 +10,7 @@ import { agenticRetrieve, mergeExpansion } from '../../src/search/agentic.js';
 import { decomposeQuery } from '../../src/search/decompose.js';
 import { withoutTwins, type ScoredChild, type UnitCandidate } from '../../src/search/episode-track.js';
 import { expansionQuery } from '../../src/search/expand.js';
-import { FUSED_CALIBRATION, fuseLegs, legScale, relevance, rrf, throughKnots, unitEvidence, WIRE_KNOTS } from '../../src/search/scores.js';
+import { FUSED_CALIBRATION, fuseLegs, legScale, priorShift, relevance, rrf, shiftOdds, throughKnots, unitEvidence, WIRE_KNOTS, WIRE_PRIOR, wireScore } from '../../src/search/scores.js';
 import { participantUnits, passages } from '../../src/write/participant-units.js';
 import type { BufferedMessage } from '../../src/records.js';
 import { DAY, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
@@ -103,11 +103,56 @@ describe('evidence and calibration', () => {
       expect(typeof trace.evidence[e.id]).toBe('number');
       const own = relevance(trace.evidence[e.id]!, FUSED_CALIBRATION.unit);
       const facts = e.atomic_facts.map((f) => relevance(trace.evidence[f.id]!, FUSED_CALIBRATION.child));
-      e.atomic_facts.forEach((f, i) => expect(f.score).toBeCloseTo(throughKnots(facts[i]!, WIRE_KNOTS.fact), 5));
+      // Two conversations in the memory: the population the prior reads.
+      expect(trace.population).toBe(2);
+      e.atomic_facts.forEach((f, i) => expect(f.score).toBeCloseTo(wireScore(facts[i]!, 'fact', 2), 5));
       // Two episodes for two places: nothing is evicted, so each keeps its own score.
-      expect(e.score).toBeCloseTo(throughKnots(own, WIRE_KNOTS.episode), 5);
+      expect(e.score).toBeCloseTo(wireScore(own, 'episode', 2), 5);
+      expect(e.score).toBeCloseTo(shiftOdds(throughKnots(own, WIRE_KNOTS.episode), priorShift('episode', 2)), 5);
     }
     await memory.close();
+  });
+
+  it("the population is the owner's episodes that pass the filters, and the wire reads it", async () => {
+    const memory = await createMemory({ embedder: await createDefaultEmbedder() });
+    await remember(memory, 'pets', [said('kim', 'My cat Pixel is three and sleeps on my keyboard.', MONDAY_9AM)]);
+    await remember(memory, 'work', [said('kim', 'I work night shifts as a nurse at St. Mary hospital.', MONDAY_9AM + DAY)]);
+    await remember(memory, 'trip', [said('kim', 'We fly to Lisbon in May to see the trams.', MONDAY_9AM + 2 * DAY)]);
+    await remember(memory, 'lee-1', [said('lee', 'My dog Rex chews every shoe in the house.', MONDAY_9AM)]);
+    const all = await memory.searchWithTrace({ user_id: 'kim', query: 'How old is my cat Pixel?', method: 'hybrid', top_k: 3 });
+    expect(all.trace.population).toBe(3);
+    const one = await memory.searchWithTrace({ user_id: 'kim', query: 'How old is my cat Pixel?', method: 'hybrid', top_k: 3, filters: { session_id: 'pets' } });
+    expect(one.trace.population).toBe(1);
+    expect((await memory.searchWithTrace({ user_id: 'lee', query: 'dog', method: 'hybrid', top_k: 3 })).trace.population).toBe(1);
+    // The same competition score reads higher among fewer rivals while the slope is positive.
+    const pets = all.response.data.episodes.find((e) => e.session_id === 'pets')!;
+    expect(all.trace.wire_map[pets.id]).toBe('episode');
+    expect(WIRE_PRIOR.slope.episode).toBeGreaterThan(0);
+    expect(wireScore(0.3, 'episode', 3)).toBeGreaterThan(wireScore(0.3, 'episode', 40));
+    await memory.close();
+  });
+
+  it('the prior of the population moves log-odds by its slope, nothing at the reference, and never past the fitted range', () => {
+    const prior = { reference: 40, least: 10, most: 60, slope: { episode: 1, fact: 0.5, shared_episode: 1, shared_fact: 0.5, passage: 0 } };
+    expect(priorShift('episode', 40, prior)).toBe(0);
+    expect(priorShift('episode', 20, prior)).toBeCloseTo(Math.log(2));
+    expect(priorShift('fact', 20, prior)).toBeCloseTo(0.5 * Math.log(2));
+    expect(priorShift('passage', 20, prior)).toBe(0);
+    // Outside 10–60 a population counts as the nearest end: no extrapolation.
+    expect(priorShift('episode', 2, prior)).toBe(priorShift('episode', 10, prior));
+    expect(priorShift('episode', 5000, prior)).toBe(priorShift('episode', 60, prior));
+    // Log-odds: 0.5 with a shift of ln 3 is 0.75; 0 and 1 stay; order is kept.
+    expect(shiftOdds(0.5, Math.log(3))).toBeCloseTo(0.75);
+    expect(shiftOdds(0, 2)).toBe(0);
+    expect(shiftOdds(1, -2)).toBe(1);
+    const xs = [0.01, 0.2, 0.5, 0.8, 0.99];
+    for (const shift of [-1.5, 0.7]) {
+      const ys = xs.map((x) => shiftOdds(x, shift));
+      for (let i = 1; i < ys.length; i++) expect(ys[i]!).toBeGreaterThan(ys[i - 1]!);
+    }
+    // The prior in use is fitted inside its own range, at a reference inside it.
+    expect(WIRE_PRIOR.least).toBeLessThanOrEqual(WIRE_PRIOR.reference);
+    expect(WIRE_PRIOR.reference).toBeLessThanOrEqual(WIRE_PRIOR.most);
   });
 });
 
@@ -211,6 +256,7 @@ describe('expansion from the best facts (agentic without an LLM)', () => {
     record: { id, kind: 'episode' } as UnitCandidate['record'],
     cos: 0, bm25: 0, fused: score, score, legs: ['keyword'],
     children: facts.map((evidence, i) => ({ record: { id: `${id}f${i}`, kind: 'atomic_fact', content: evidence, evidence } as ScoredChild['record'], cos: 0, bm25: 0, fused: 0, score: 0 })),
+    population: 10,
   });
 
   it("adds the words that the best units' facts share and the question lacks", () => {
