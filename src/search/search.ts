@@ -67,9 +67,21 @@ export interface SearchDeps extends ModelCallOptions {
   now: () => number;
 }
 
-function nestFacts(candidate: UnitCandidate, floor: number, raw: 'cos' | 'bm25') {
+/**
+ * The chance hybrid would show for a candidate episode, or for one of its children: what
+ * `min_score` floors in every method, so one threshold keeps the same items whichever method
+ * ranks them (keyword and vector still show their raw measure).
+ */
+function episodeChance(candidate: UnitCandidate, ownerId: string): number {
+  return wireScore(candidate.score, isShared(candidate.record, ownerId) ? 'shared_episode' : 'episode', candidate.population);
+}
+function childChance(candidate: UnitCandidate, child: UnitCandidate['children'][number], ownerId: string): number {
+  return wireScore(child.score, childWireMap(child.record, ownerId, isShared(candidate.record, ownerId)), candidate.population);
+}
+
+function nestFacts(candidate: UnitCandidate, floor: number, raw: 'cos' | 'bm25', ownerId: string) {
   return candidate.children
-    .filter((c) => c.score >= floor && (raw !== 'bm25' || c.bm25 > 0))
+    .filter((c) => (floor === -Infinity || childChance(candidate, c, ownerId) >= floor) && (raw !== 'bm25' || c.bm25 > 0))
     .sort((a, b) => b[raw] - a[raw])
     .slice(0, FACTS_PER_EPISODE)
     .map((c) => factItem(c.record, c[raw]));
@@ -143,14 +155,15 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
     if (request.method === 'keyword' || request.method === 'vector') {
       const leg: Leg = request.method;
       const raw = leg === 'keyword' ? 'bm25' : 'cos';
+      const ownerId = request.scope.owner_id;
       const hits = recall(request.query, queryVector!, [leg])
-        .filter((c) => c.score >= floor)
+        .filter((c) => floor === -Infinity || episodeChance(c, ownerId) >= floor)
         .sort((a, b) => b[raw] - a[raw] || tieOrder(a.record, b.record))
         .slice(0, limit);
       for (const c of hits) {
         legs[c.record.id] = c.legs;
         noteCosine(c);
-        data.episodes.push(episodeItem(c.record, c[raw], nestFacts(c, floor, raw)));
+        data.episodes.push(episodeItem(c.record, c[raw], nestFacts(c, floor, raw, ownerId)));
       }
     } else if (request.method === 'hybrid') {
       shapeCompeting(recall(request.query, queryVector!, ['keyword', 'vector']));

@@ -178,6 +178,22 @@ describe('min_score', () => {
     expect(dropped).toBe(true);
   });
 
+  it('keeps the same episodes whichever leg ranks them: the chance hybrid shows for each', async () => {
+    const hybrid = (await search({ query: QUERY, method: 'hybrid', radius: 0, top_k: 50 })).data.episodes;
+    const chance = new Map(hybrid.map((e) => [e.id, e.score]));
+    let dropped = 0;
+    for (const method of ['keyword', 'vector'] as const) {
+      const unfloored = (await search({ query: QUERY, method, radius: 0, top_k: 50 })).data.episodes.map((e) => e.id);
+      for (const id of unfloored) expect(chance.has(id)).toBe(true);
+      for (const floor of [0.05, 0.2, 0.5]) {
+        const kept = (await search({ query: QUERY, method, radius: 0, top_k: 50, min_score: floor })).data.episodes.map((e) => e.id);
+        expect(kept).toEqual(unfloored.filter((id) => chance.get(id)! >= floor));
+        dropped += unfloored.length - kept.length;
+      }
+    }
+    expect(dropped).toBeGreaterThan(0);
+  });
+
   it.each(['hybrid', 'agentic'] as const)('is a floor on the returned score (%s)', async (method) => {
     const all = (await search({ query: QUERY, method })).data.episodes;
     for (const floor of [0.02, 0.1, 0.2]) {
