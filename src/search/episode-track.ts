@@ -165,7 +165,7 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
     const cos = scan.unitCos(id) ?? 0;
     const unitScore = unitBm25(id);
     const bm25 = unitScore ?? 0;
-    // Its children in the partition's order (ties in score keep it), read from typed arrays.
+    // Its children in tie order (ties in score keep it), read from typed arrays.
     const rows = partition.childRows(id);
     const scored: ScoredChild[] = [];
     for (let i = 0; i < rows.records.length; i++) {
@@ -175,8 +175,9 @@ export function recallUnits(partition: Partition, query: string, queryVector: Fl
       const fused = fuseLegs(childKeyword.z(cbm25), childVector.z(ccos));
       scored.push({ record: rows.records[i]!, cos: ccos, bm25: cbm25 ?? 0, fused, score: relevance(fused, childCalibration) });
     }
-    // Without the vector pass, facts of equal BM25 go by cosine, as their fused values ordered them.
-    scored.sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0) || tieOrder(a.record, b.record));
+    // Without the vector pass, facts of equal BM25 go by cosine, as their fused values ordered them;
+    // equal scores keep the rows' order, which is `tieOrder` (partition.ts `childRows`; the sort is stable).
+    scored.sort((a, b) => b.score - a.score || (keywordOnly ? b.cos - a.cos : 0));
     // Most episodes repeat no text among their children: then there is nothing to fold.
     const children = rows.repeatsText ? withoutTwins(scored) : scored;
     const fused = unitEvidence(fusedOf(id, unitScore), children, fusedOfChild);

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Partition } from '../../src/index/partition.js';
-import type { MemoryRecord } from '../../src/records.js';
+import { tieOrder, type MemoryRecord } from '../../src/records.js';
 import { withoutTwins, type ScoredChild } from '../../src/search/episode-track.js';
 import { unitEvidence } from '../../src/search/scores.js';
 
@@ -67,11 +67,11 @@ describe('Partition.childRows', () => {
   const fact = (id: string, parent: string, kind: 'atomic_fact' | 'foresight' = 'atomic_fact', withVector = true) =>
     ({ ...base, id, kind, parent_type: 'episode', parent_id: parent, content: `${id} likes tea`, evidence: '', due_at: null, vector: withVector ? vector(id.charCodeAt(1)) : null }) as unknown as MemoryRecord;
 
-  /** What the rows stand for: `childrenOf`'s facts and plans, each with its vector row and keyword document. */
+  /** What the rows stand for: `childrenOf`'s facts and plans in tie order, each with its vector row and keyword document. */
   const expectRows = (partition: Partition, unit: string) => {
     const { keyword, vector: vectors } = partition.indexes();
     const rows = partition.childRows(unit);
-    const children = partition.childrenOf(unit).filter((c) => c.kind === 'atomic_fact' || c.kind === 'foresight');
+    const children = partition.childrenOf(unit).filter((c) => c.kind === 'atomic_fact' || c.kind === 'foresight').sort(tieOrder);
     expect(rows.records).toEqual(children);
     expect(Array.from(rows.slots)).toEqual(children.map((c) => vectors.slotOf(c.id) ?? -1));
     expect(Array.from(rows.keywordIds)).toEqual(children.map((c) => keyword.internalOf(c.id)));
@@ -81,17 +81,29 @@ describe('Partition.childRows', () => {
     const partition = new Partition();
     for (const r of [episode('e1'), episode('e2'), fact('f1', 'e1'), fact('f2', 'e1', 'foresight'), fact('f3', 'e2'), fact('f4', 'e1', 'atomic_fact', false)]) partition.put(r);
     for (const unit of ['e1', 'e2', 'none']) expectRows(partition, unit);
-    expect(partition.childRows('e1').records.map((r) => r.id)).toEqual(['f1', 'f2', 'f4']);
-    expect(partition.childRows('e1').slots[2]).toBe(-1); // no vector, no row
+    // Facts before plans, then by text (all were said at once, in one session).
+    expect(partition.childRows('e1').records.map((r) => r.id)).toEqual(['f1', 'f4', 'f2']);
+    expect(partition.childRows('e1').slots[1]).toBe(-1); // no vector, no row
     // A removal moves the last vector row into the hole; a replacement moves a fact to its new episode.
     partition.remove('f1');
     partition.put(fact('f3', 'e1'));
     partition.put(fact('f5', 'e2'));
     for (const unit of ['e1', 'e2']) expectRows(partition, unit);
-    expect(partition.childRows('e1').records.map((r) => r.id)).toEqual(['f2', 'f4', 'f3']);
+    expect(partition.childRows('e1').records.map((r) => r.id)).toEqual(['f3', 'f4', 'f2']);
     expect(partition.childRows('e2').records.map((r) => r.id)).toEqual(['f5']);
     partition.remove('e2');
     partition.put(fact('f1', 'e1'));
     expectRows(partition, 'e1');
+  });
+
+  it('come in the same order however the children were written or loaded', () => {
+    const children = [fact('f1', 'e1'), fact('f2', 'e1', 'foresight'), fact('f3', 'e1'), { ...fact('f4', 'e1'), timestamp: 5 } as MemoryRecord];
+    const orders = [children, [...children].reverse(), [children[2]!, children[0]!, children[3]!, children[1]!]];
+    for (const order of orders) {
+      const partition = new Partition();
+      for (const r of [episode('e1'), ...order]) partition.put(r);
+      // The newest first, then facts before plans, then by text.
+      expect(partition.childRows('e1').records.map((r) => r.id)).toEqual(['f4', 'f1', 'f3', 'f2']);
+    }
   });
 });
