@@ -83,10 +83,11 @@ const BASELINE = 'bm25 (stemmed)';
 
 process.stderr.write('LongMemEval-S: loading ../shared/data/longmemeval_s_dedup.json.gz (or --data PATH)\n');
 const dataset = await loadDataset(values.data);
-let questions = dataset.questions.filter((q) => !isAbstention(q) && (values.half === 'all' || questionHalf(q.question_id) === values.half));
+const inHalf = (q: Question) => values.half === 'all' || questionHalf(q.question_id) === values.half;
+let questions = dataset.questions.filter((q) => !isAbstention(q) && inHalf(q));
 if (values.limit) questions = questions.slice(0, Number(values.limit));
 // LongMemEval's questions about something never said (`_abs`), all of the half: what hybrid's best score is when no answer exists.
-const unanswerable = dataset.questions.filter((q) => isAbstention(q) && (values.half === 'all' || questionHalf(q.question_id) === values.half));
+const unanswerable = dataset.questions.filter((q) => isAbstention(q) && inHalf(q));
 const embedder = weakened(await createDefaultEmbedder(), values['embedder-dims'] ? Number(values['embedder-dims']) : undefined);
 
 /**
@@ -124,6 +125,14 @@ async function bm25Sessions(ds: Dataset, q: Question, protocol: Protocol): Promi
   return sessionsInOrder(q, hits.hits.map((h) => h.document.id as string));
 }
 
+/**
+ * A question's memory with its haystack added: through the bench server's EverOS routes (`--via
+ * http`; `key` names its project) or in process with `options`.
+ */
+function memoryOf(key: string, q: Question, protocol: Protocol, options: Parameters<typeof haystackMemory>[4] = {}) {
+  return server ? fillHaystack(server.memoryFor(key), dataset, q, protocol, haystack) : haystackMemory(dataset, q, embedder, protocol, options, haystack);
+}
+
 const HAYSTACK_LABEL: Record<Haystack, string> = {
   full: '',
   personal: 'personal haystack (no ShareGPT/UltraChat filler), ',
@@ -143,9 +152,7 @@ for (const protocol of protocols) {
   const reliabilityOf = new Map(CALIBRATED.filter((m) => methods.includes(m)).map((m) => [m, buckets()]));
   let searchMs = 0;
   for (const [qi, q] of questions.entries()) {
-    const memory = server
-      ? await fillHaystack(server.memoryFor(`${protocol}-q${qi}`), dataset, q, protocol, haystack)
-      : await haystackMemory(dataset, q, embedder, protocol, { agenticExpansion: values['agentic-expansion']!, ...(teacher ? { reranker: teacher } : {}) }, haystack);
+    const memory = await memoryOf(`${protocol}-q${qi}`, q, protocol, { agenticExpansion: values['agentic-expansion']!, ...(teacher ? { reranker: teacher } : {}) });
     const evidence = evidenceTurns(dataset, q, protocol);
     for (const method of methods) {
       const t0 = performance.now();
@@ -180,9 +187,7 @@ for (const protocol of protocols) {
   // what a `min_score` meets when none does.
   const topScores: number[] = [];
   for (const [qi, q] of (methods.includes('hybrid') ? unanswerable : []).entries()) {
-    const memory = server
-      ? await fillHaystack(server.memoryFor(`${protocol}-abs${qi}`), dataset, q, protocol, haystack)
-      : await haystackMemory(dataset, q, embedder, protocol, {}, haystack);
+    const memory = await memoryOf(`${protocol}-abs${qi}`, q, protocol);
     const { data } = await memory.search({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 10, radius: 0 });
     if (data.episodes[0]) topScores.push(data.episodes[0].score);
     await memory.close();

@@ -197,10 +197,11 @@ export function isMemoryRecord(item: StoredItem): item is MemoryRecord {
 /**
  * How records of exactly equal score are ordered, so that the same memory answers the same way
  * on every run and through every adapter (two records score exactly alike when they say the same
- * words; only a tie at the edge of a leg's candidate pool is still cut by index order). Record ids are random per write, and the index's insertion order
- * follows the store's load order, so neither can decide; what the records say and when can: the
- * newer first (the current word on a thing said twice), then by session, source message, kind
- * and text, and the id only between records that agree on all of these.
+ * words; only a tie at the edge of a leg's candidate pool is still cut by index order). Record
+ * ids are random per write, and the index's insertion order follows the store's load order, so
+ * neither can decide; what the records say and when can: the newer first (the current word on a
+ * thing said twice), then by session, source message, kind and text, and the id only between
+ * records that agree on all of these.
  */
 export function tieOrder(a: RecordView, b: RecordView): number {
   if (a.timestamp !== b.timestamp) return b.timestamp - a.timestamp;

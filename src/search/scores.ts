@@ -240,6 +240,11 @@ export function isShared(episode: { sender_ids: readonly string[] }, ownerId: st
   return episode.sender_ids.some((id) => id !== ownerId);
 }
 
+/** The map an episode's score goes through: `shared_episode` when someone besides the owner spoke. */
+export function episodeWireMap(episode: { sender_ids: readonly string[] }, ownerId: string): 'episode' | 'shared_episode' {
+  return isShared(episode, ownerId) ? 'shared_episode' : 'episode';
+}
+
 /** The map a nested fact's score goes through: `passage` for words the owner did not say. */
 export function childWireMap(record: { sender_ids: readonly string[]; passage?: true }, ownerId: string, shared: boolean): 'fact' | 'shared_fact' | 'passage' {
   if (record.passage && !record.sender_ids.includes(ownerId)) return 'passage';

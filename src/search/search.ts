@@ -9,7 +9,7 @@ import type { Partition } from '../index/partition.js';
 import { embedQueries, type Embedder, type Llm, type ModelCallOptions, type Reranker } from '../models/ports.js';
 import { partitionKey, tieOrder, type AgentCaseRecord, type AgentSkillRecord, type BufferedMessage, type ProfileRecord } from '../records.js';
 import { agenticRetrieve } from './agentic.js';
-import { calibrationFor, childWireMap, FUSED_CALIBRATION, isShared, wireScore, type WireMap } from './scores.js';
+import { calibrationFor, childWireMap, episodeWireMap, FUSED_CALIBRATION, isShared, wireScore, type WireMap } from './scores.js';
 import { searchAgentTrack } from './agent-track.js';
 import { recallUnits, type Leg, type UnitCandidate } from './episode-track.js';
 import { competeGranularity, FACTS_PER_EPISODE } from './granularity.js';
@@ -73,7 +73,7 @@ export interface SearchDeps extends ModelCallOptions {
  * ranks them (keyword and vector still show their raw measure).
  */
 function episodeChance(candidate: UnitCandidate, ownerId: string): number {
-  return wireScore(candidate.score, isShared(candidate.record, ownerId) ? 'shared_episode' : 'episode', candidate.population);
+  return wireScore(candidate.score, episodeWireMap(candidate.record, ownerId), candidate.population);
 }
 function childChance(candidate: UnitCandidate, child: UnitCandidate['children'][number], ownerId: string): number {
   return wireScore(child.score, childWireMap(child.record, ownerId, isShared(candidate.record, ownerId)), candidate.population);
@@ -125,7 +125,7 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
       // returned without it: an episode under it goes, with its facts; an episode over it shows
       // only the facts that pass it.
       const shared = isShared(w.candidate.record, ownerId);
-      const episodeMap: WireMap = shared ? 'shared_episode' : 'episode';
+      const episodeMap = episodeWireMap(w.candidate.record, ownerId);
       const population = w.candidate.population;
       units = Math.max(units, population);
       const score = wireScore(w.score, episodeMap, population);
