@@ -250,6 +250,8 @@ const PARTICIPLES = new Set(['done', 'gone', 'seen', 'been', 'taken', 'given', '
 const IRREGULAR_PAST = new Set(['bought', 'made', 'found', 'felt', 'left', 'met', 'thought', 'told', 'said', 'spent', 'brought', 'taught', 'caught', 'won', 'sent', 'kept', 'slept', 'heard', 'paid', 'sat', 'stood', 'built', 'lost', 'had', 'read', 'put', 'cut', 'hit', 'let', 'set', 'tried']);
 /** Verbs of beginning, ending and going on that take an -ing form ("finished reading"). */
 const ASPECT_VERBS = new Set(['started', 'finished', 'stopped', 'quit', 'tried', 'kept', 'loved', 'enjoyed', 'hated', 'continued', 'resumed']);
+/** Words that place a line in time ("yesterday", "last week", "two days ago"). */
+const WHEN_WORDS = new Set(['yesterday', 'today', 'tonight', 'ago', 'last', 'earlier']);
 /** Past-tense forms that are no participle too ("went", "saw"): at the head of a line they are the speaker's past. */
 const PAST_ONLY = new Set(['went', 'got', 'saw', 'took', 'ate', 'ran', 'came', 'did', 'knew', 'grew', 'threw', 'wore', 'rode', 'sang', 'swam', 'broke', 'chose', 'forgot', 'spoke', 'fell', 'became', 'began', 'drove', 'flew', 'wrote', 'gave', 'was', 'were']);
 
@@ -273,7 +275,9 @@ function withDroppedSubject(tokens: Token[]): Token[] {
     // "Finished my essay"; "Just finished reading the book", "Started learning Spanish": a verb of
     // beginning or ending before an -ing form is no participle of a description.
     const gerund = ASPECT_VERBS.has(verb.lower) && ['VERB', 'NOUN'].includes(object?.pos ?? '') && /^\p{L}{2,}ing$/u.test(object!.text);
-    if (!pastForm || !(['DET', 'PRON'].includes(object?.pos ?? '') || gerund)) return tokens;
+    // "Made lasagna for the first time yesterday": a line that says when is an event, not a caption.
+    const dated = tokens.some((t) => WHEN_WORDS.has(t.lower));
+    if (!pastForm || !(['DET', 'PRON'].includes(object?.pos ?? '') || gerund || dated)) return tokens;
   }
   if (tokens.filter((t) => t.pos !== 'PUNCT').length < 3) return tokens;
   const first = tokens[0]!;
@@ -291,6 +295,8 @@ function isContent(tokens: readonly Token[]): boolean {
   const first = words[0]!;
   const last = words[words.length - 1]!;
   if (['this', 'that', 'these', 'those'].includes(first.lower) || ['this', 'that'].includes(last.lower)) return false; // points at words we do not hold
+  // "I'd love to!", "I really will.", "Yes, I do": the verb is the other person's, left out.
+  if (last.lower === 'to' || (last.pos === 'AUX' && BASE_AFTER.has(last.lower))) return false;
   if (words.length <= 6 && words.some((w) => /^(thanks?|thank|perfect|awesome|congratulations|sorry)$/i.test(w.text))) return false;
   if (DISCOURSE.test(words.map((w) => w.lower).join(' '))) return false; // "Speaking of which" split from its clause
   // An instruction, also after a word that only softens or sequences it ("Now write …", "Please list …").
@@ -442,6 +448,9 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
   body = body.replace(/\s+([,.;:!?])/g, '$1').trim();
   if (!body) return null;
   const direct = firstPerson || namedSubject || /^\p{Lu}/u.test(body) && tokens[0]?.pos === 'PROPN';
+  // "Loved it, made lasagna twice": a past verb with no subject, which "said that" would not mend.
+  const head = tokens.find((t) => !OPENING_ADVERBS.has(t.lower) && t.pos !== 'PUNCT');
+  if (!direct && !question && head?.pos === 'VERB' && head.lower !== head.lemma.toLowerCase() && !/ing$/.test(head.lower)) return null;
   if (question) return { content: `${name} asked: ${capitalised(body)}?`, evidence, plan: false, due_at: null, dates, tokens, firstPerson: false };
   const stop = /[.!?…]$/.test(body) ? '' : '.'; // "around 30k." ends with its own stop
   const content = direct ? `${capitalised(body)}${stop}` : `${name} said that ${startsWithName ? body : body.charAt(0).toLowerCase() + body.slice(1)}${stop}`;

@@ -162,15 +162,18 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
   }
   for (const r of results) {
     const start = r.start;
-    const partOfDay = /\b(?:this|last|tomorrow|yesterday) (?:morning|afternoon|evening|night)\b|\btonight\b|[今昨明]晚/i.test(r.text);
+    // chrono keeps a comma after a weekday ("on Friday, after work"): the phrase ends before it, so
+    // the checks below read the phrase itself and the label goes after the words, not the comma.
+    const said = r.text.replace(/[\s,;:]+$/u, '');
+    const partOfDay = /\b(?:this|last|tomorrow|yesterday) (?:morning|afternoon|evening|night)\b|\btonight\b|[今昨明]晚/i.test(said);
     if (!partOfDay && !start.isCertain('day') && !start.isCertain('month') && !start.isCertain('weekday') && !start.isCertain('year')) continue; // a time of day alone
     // The few words around the phrase, for the checks below that read them (a bounded window: a
     // long text with many dates must not be re-read from its start for each one).
     const before = text.slice(Math.max(0, r.index - AROUND), r.index);
-    const after = text.slice(r.index + r.text.length, r.index + r.text.length + AROUND);
-    if ((/\bfor\s*$/i.test(before) || /^for\b/i.test(r.text)) && !/\b(?:the|this|next|last)\b/i.test(r.text)) continue; // "for two weeks" is a duration
-    if (/^(now|right now|today'?s?)$/i.test(r.text) && !/today/i.test(r.text)) continue;
-    if (TIME_WORD_ONLY.test(r.text.trim())) continue;
+    const after = text.slice(r.index + said.length, r.index + said.length + AROUND);
+    if ((/\bfor\s*$/i.test(before) || /^for\b/i.test(said)) && !/\b(?:the|this|next|last)\b/i.test(said)) continue; // "for two weeks" is a duration
+    if (/^(now|right now|today'?s?)$/i.test(said) && !/today/i.test(said)) continue;
+    if (TIME_WORD_ONLY.test(said.trim())) continue;
     // "today's conflicts", "yesterday's game": a date phrase that modifies a noun stays as said.
     if (/^['’]s\b/.test(after)) continue;
     // "my weekend was quiet", "his last day is next Friday": after a possessive the phrase is a noun
@@ -179,12 +182,12 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
     // "every Sunday", "on Thursdays", "Thursday evenings" repeat; they name no one day.
     if (/\b(?:every|each)\s*$/i.test(before) || /^(?:s|\s+(?:mornings|afternoons|evenings|nights|weekends))\b/i.test(after)) continue;
     // Figures read as a date only where a person writes one: "on 5/12", "3/4/2021", not "1/2 cup" or "open 24/7".
-    const phrase = r.text.trim();
+    const phrase = said.trim();
     if ((BARE_NUMERIC.test(phrase) && !DATE_LEAD.test(before)) || DASHED_SHORT_YEAR.test(phrase)) continue;
     // A weekday's abbreviation in lower case is a word ("the midnight sun", "a wed"), not a day.
-    if (/\b(?:sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)\b/.test(r.text)) continue;
+    if (/\b(?:sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)\b/.test(said)) continue;
     // A month named with nothing that dates it is the month in general ("June has the midnight sun").
-    if (!CJK.test(text) && /^[A-Za-z]+\.?$/.test(r.text.trim()) && start.isCertain('month') && !start.isCertain('day') && !start.isCertain('year') && !MONTH_LEAD.test(before)) continue;
+    if (!CJK.test(text) && /^[A-Za-z]+\.?$/.test(said.trim()) && start.isCertain('month') && !start.isCertain('day') && !start.isCertain('year') && !MONTH_LEAD.test(before)) continue;
     let at = startOfDay(start.date().getTime());
     let precision: Precision = 'day';
     if (!partOfDay && !start.isCertain('day') && !start.isCertain('weekday')) precision = start.isCertain('month') ? 'month' : 'year';
@@ -199,8 +202,8 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
       if (!past && (precision === 'month' ? at < thisMonth : at < today)) at = shifted(1);
       else if (past && at > today) at = shifted(-1);
     }
-    if (WEEKDAY_ONLY.test(r.text.trim())) {
-      const which = /\b(this|next|last|coming)\b/i.exec(r.text)?.[1]?.toLowerCase();
+    if (WEEKDAY_ONLY.test(said.trim())) {
+      const which = /\b(this|next|last|coming)\b/i.exec(said)?.[1]?.toLowerCase();
       if (!which) {
         // A bare weekday looks back in a sentence about the past and ahead otherwise.
         // Said on that very weekday, "on Monday" means a week away (today would be "today").
@@ -210,7 +213,7 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
         at += 7 * DAY; // "next Monday" said on a Sunday: people mean the Monday after tomorrow's
       }
     }
-    add(make(text, r.index, r.text, at, precision));
+    add(make(text, r.index, said, at, precision));
   }
 
   // "on the 14th": the day of a month named in the sentence, else the next (or last) such day.
@@ -230,14 +233,23 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
   return found.sort((a, b) => a.index - b.index);
 }
 
-/** The text with each date phrase followed by its absolute date: "yesterday (2026-11-28)". */
+/**
+ * The text with each date phrase followed by its absolute date: "yesterday (2026-11-28)". Each
+ * sentence is read for its own tense: in "You should come on Saturday. My students worked hard."
+ * the Saturday is the coming one.
+ */
 export function annotateDates(text: string, now: number): string {
   let out = '';
   let last = 0;
-  for (const d of findDates(text, now)) {
-    if (d.label === d.phrase) continue;
-    out += `${text.slice(last, d.end)} (${d.label})`;
-    last = d.end;
+  let from = 0;
+  for (const gap of [...text.matchAll(/(?<=[.!?])\s+|\n+/g), null]) {
+    const to = gap ? gap.index : text.length;
+    for (const d of findDates(text.slice(from, to), now)) {
+      if (d.label === d.phrase) continue;
+      out += `${text.slice(last, from + d.end)} (${d.label})`;
+      last = from + d.end;
+    }
+    if (gap) from = gap.index + gap[0].length;
   }
   return out + text.slice(last);
 }

@@ -102,6 +102,7 @@ export function properName(tokens: readonly Token[], i: number, sentenceStart = 
 }
 
 const FEMININE = new Set(['she', 'her', 'hers', 'herself']);
+const IT_PRONOUNS = new Set(['it', 'its', 'itself']);
 const MASCULINE = new Set(['he', 'him', 'his', 'himself']);
 /** Possessives before "name is" that name whoever they stand for ("His name is Biscuit"). */
 const NAMING_PRONOUNS = new Set(['his', 'her', 'its', 'their']);
@@ -117,6 +118,11 @@ export class Mentions {
   private topicFrom = 0;
   /** The message an animal was last spoken of in (null: none yet). */
   private animalMessage: number | null = null;
+  /**
+   * Where the talk last named a thing no mention holds ("a great book", "business management"):
+   * the order the next mention got then, and the message.
+   */
+  private thing: { order: number; message: number } | null = null;
 
   /** Starts a new message. */
   beginMessage(): void {
@@ -136,6 +142,11 @@ export class Mentions {
   /** An animal is spoken of now, named or not ("a golden retriever puppy"). */
   noteAnimal(): void {
     this.animalMessage = this.message;
+  }
+
+  /** A thing is spoken of now that no mention holds ("I read a great book", "to study business management"). */
+  noteThing(): void {
+    this.thing = { order: this.counter, message: this.message };
   }
 
   add(m: Omit<Mention, 'order' | 'message'>): Mention {
@@ -172,11 +183,20 @@ export class Mentions {
       const personLike = m.kind === 'person' || m.kind === 'animal' || m.kind === 'unknown';
       if (FEMININE.has(p)) return !m.plural && (m.gender === 'female' || (m.gender === null && personLike));
       if (MASCULINE.has(p)) return !m.plural && (m.gender === 'male' || (m.gender === null && personLike));
-      if (['it', 'its', 'itself'].includes(p)) return !m.plural && (m.kind === 'animal' || m.kind === 'thing' || m.kind === 'organization' || m.kind === 'unknown' || m.kind === 'place');
+      if (IT_PRONOUNS.has(p)) return !m.plural && (m.kind === 'animal' || m.kind === 'thing' || m.kind === 'organization' || m.kind === 'unknown' || m.kind === 'place');
       if (['they', 'them', 'their', 'theirs', 'themselves'].includes(p)) return m.plural;
       return false;
     };
-    for (let i = this.list.length - 1; i >= 0; i--) if (fits(this.list[i]!)) return this.list[i]!;
+    for (let i = this.list.length - 1; i >= 0; i--) {
+      const m = this.list[i]!;
+      if (!fits(m)) continue;
+      // "I read a great book, I'll lend it to you"; "… to study business management." "You'd be
+      // great at it": a thing named since, in this message or the one before, is likelier what
+      // "it" means than the older mention (a puppy named earlier). No mention holds that thing,
+      // so the clause makes no claim (its words stay in the episode) rather than a wrong one.
+      const thingSince = this.thing !== null && this.thing.order > m.order && this.thing.message >= this.message - 1;
+      return IT_PRONOUNS.has(p) && thingSince ? null : m;
+    }
     return null;
   }
 }
@@ -225,6 +245,7 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
       const plural = t.lower !== t.lemma && t.lower.endsWith('s');
       if (possessor && tokens[i + 1]?.pos !== 'NOUN' && !predicateOfPronoun(tokens, i - 1)) mentions.add({ name: `${possessor}'s ${t.text}`, kind: 'thing', gender: null, plural, role: null, proper: false });
       else if (plural && !possessor && tokens[i + 1]?.pos !== 'NOUN' && ['ADP', 'VERB', 'ADJ'].includes(tokens[i - 1]?.pos ?? '')) mentions.add({ name: t.text, kind: 'thing', gender: null, plural: true, role: null, proper: false });
+      else if (isThingNoun(tokens, i)) mentions.noteThing();
       continue;
     }
     const name = properName(tokens, i, true);
@@ -255,6 +276,24 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
     mentions.add({ name: text, kind, gender: null, plural: false, role: null, proper: true });
     i = end - 1;
   }
+}
+
+const DEFINITE = new Set(['the', 'this', 'that', 'these', 'those']);
+/** Nouns of time and amount ("last week", "a lot", "all the time"): no thing a later "it" stands for. */
+const NOT_THINGS = new Set(['day', 'week', 'month', 'year', 'weekend', 'morning', 'afternoon', 'evening', 'night', 'today', 'tonight', 'time', 'moment', 'minute', 'hour', 'second', 'while', 'lot', 'bit', 'way', 'kind', 'sort', 'part', 'rest', 'end', 'start', 'thing', 'stuff', 'idea', 'sense', 'luck', 'fun']);
+
+/**
+ * Whether the noun at `i` brings in a thing of its own that a later "it" may stand for: singular,
+ * the head of its phrase (not "business" of "business plan"), no word of time or amount, and not
+ * definite: "the trip" after "I was in Rio" is what was already spoken of, "a great book" is new.
+ */
+function isThingNoun(tokens: readonly Token[], i: number): boolean {
+  const t = tokens[i]!;
+  if (t.pos !== 'NOUN' || /^\p{Lu}/u.test(t.text) || tokens[i + 1]?.pos === 'NOUN') return false;
+  if ((t.lower !== t.lemma && t.lower.endsWith('s')) || NOT_THINGS.has(t.lemma.toLowerCase())) return false;
+  let lead = i - 1;
+  while (lead >= 0 && ['NOUN', 'ADJ', 'ADV', 'NUM'].includes(tokens[lead]!.pos) && /^\p{Ll}/u.test(tokens[lead]!.text)) lead--;
+  return !DEFINITE.has(tokens[lead]?.lower ?? '');
 }
 
 /** Personal pronouns whose "be" predicate describes them: "it's been my way to relax" says what "it" is. */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemory } from '../../src/index.js';
 import type { BufferedMessage } from '../../src/records.js';
-import { findDates } from '../../src/write/dates.js';
+import { annotateDates, findDates } from '../../src/write/dates.js';
 import type { Segment } from '../../src/write/extraction.js';
 import { mergeProfile } from '../../src/write/profile-rules.js';
 import { createRulesExtractor } from '../../src/write/rules-extractor.js';
@@ -117,6 +117,23 @@ describe('dates', () => {
     expect(day('rest for two weeks')).toEqual([]);
   });
 
+  it('reads a weekday followed by a comma the way it reads one without', () => {
+    // Said on a Monday: a bare weekday looks ahead in a sentence about the future, back in one about the past.
+    expect(day('We will meet on Friday, after work.')).toEqual(day('We will meet on Friday after work.'));
+    expect(day('We will meet on Friday, after work.')).toEqual(['2026-12-04']);
+    expect(day('I saw her on Tuesday, at the park.')).toEqual(['2026-11-24']);
+    expect(day('On Saturday, I will rest.')).toEqual(['2026-12-05']);
+    // The label follows the phrase, not the comma.
+    expect(annotateDates('My car broke down on Friday, it needs a new engine.', MONDAY)).toBe('My car broke down on Friday (2026-11-27), it needs a new engine.');
+  });
+
+  it('annotates each sentence of a passage by its own tense', () => {
+    // "worked" in the second sentence does not turn the invitation's Saturday into the last one.
+    expect(annotateDates('You should come to our showcase on Saturday. My students have worked hard on it.', MONDAY)).toBe('You should come to our showcase on Saturday (2026-12-05). My students have worked hard on it.');
+    expect(annotateDates('I will rest on Sunday.\nI ran on Sunday', MONDAY)).toBe('I will rest on Sunday (2026-12-06).\nI ran on Sunday (2026-11-29)');
+    expect(annotateDates('We met on 3.5.2021 in Rome. Dr. Lee saw me on Friday.', MONDAY)).toBe('We met on 3.5.2021 (2021-03-05) in Rome. Dr. Lee saw me on Friday (2026-11-27).');
+  });
+
   it('reads Chinese and Japanese dates too', () => {
     expect(day('我明天去北京。')).toEqual(['2026-12-01']);
     expect(day('明日東京に行きます。')).toEqual(['2026-12-01']);
@@ -197,6 +214,15 @@ describe('what is no fact', () => {
     expect(out.episodes[0]!.episode).toContain('It was raining all day.');
   });
 
+  it('a reply that leaves its verb to the other person gives none ("I\'d love to!", "I really will.")', async () => {
+    const out = await createRulesExtractor().extract(segment([
+      ['assistant', 'You should come to our showcase on Saturday.'],
+      ['user', "I'd love to! I really will. Yes, I can."],
+    ]));
+    expect(out.episodes[0]!.facts.filter((f) => f.sender_ids.includes('maya'))).toEqual([]);
+    expect(out.episodes[0]!.episode).toContain("I'd love to!");
+  });
+
   it('a greeting to the listener is no fact about them ("Good to see you!" is not "Good to see Mel.")', async () => {
     const out = await createRulesExtractor().extract(segment([
       ['assistant', 'Hi Maya, how have you been?'],
@@ -228,6 +254,22 @@ describe('what real conversations break', () => {
     expect(changed).toContain('Maya is planning a trip to Asia.');
     const far = await facts(['user', 'I visited Lisbon in May.'], ['assistant', 'Nice.'], ['user', 'I loved the pastries.'], ['assistant', 'Great.'], ['user', 'It was a long flight home.']);
     expect(far.join(' ')).not.toMatch(/Lisbon was/);
+  });
+
+  it('does not read "it" as a name said before a new thing that no name holds', async () => {
+    // The puppy Max is named first; "it" then stands for the book, or for what the other person
+    // said they would study, neither of which is Max. No claim rather than a wrong one.
+    const lend = await createRulesExtractor().extract(segment([
+      ['assistant', 'I adopted a puppy two weeks ago, his name is Max.'],
+      ['user', "I read a great book about entrepreneurship last week, I'll lend it to you."],
+    ]));
+    const written = [...lend.episodes[0]!.facts, ...lend.episodes[0]!.foresight].map((f) => f.content);
+    expect(written.join(' ')).not.toMatch(/Max/);
+    expect(written).toContain('Maya read a great book about entrepreneurship in the week of 2026-11-23.');
+    const study = await facts(['assistant', 'I adopted a puppy, his name is Max.'], ['user', 'Cute!'], ['assistant', "I'm thinking of going back to school to study business management."], ['user', "You'd be great at it."]);
+    expect(study.join(' ')).not.toMatch(/Max/);
+    // A thing already spoken of ("the trip" of Rio) is no new one.
+    expect(await facts(['user', 'I was in Rio last month.'], ['assistant', 'How was the trip?'], ['user', 'It was amazing.'])).toContain('Rio was amazing.');
   });
 
   it('does not read "it" as what an earlier "it" was said to be', async () => {
@@ -262,6 +304,9 @@ describe('what real conversations break', () => {
     expect(await facts(['user', 'Just got back from the farmers market. Loved the peaches!'])).toEqual(['Maya just got back from the farmers market.', 'Maya loved the peaches.']);
     // A participle or an instruction at the head of a line is no claim by the speaker.
     expect((await facts(['user', 'Loaded avocado toast. Send pics.'])).join(' ')).not.toMatch(/Maya (?:loaded|sends?)/);
+    // …but a line that says when is the speaker's own past, and a past verb with no subject is never "said that made …".
+    expect(await facts(['user', 'Made lasagna for the first time yesterday.'])).toEqual(['Maya made lasagna for the first time on 2026-11-29.']);
+    expect((await facts(['user', 'Ordered pizza twice, so good.'])).join(' ')).not.toMatch(/said that ordered/);
     const plural = await facts(['assistant', 'Hi!'], ['user', 'You guys are amazing. I will send you all the files.']);
     expect(plural).toContain('Assistant and others are amazing.');
     expect(await facts(['assistant', 'I adopted a kitten, her name is Mochi.'], ['user', 'Omg how cute! I would do the same tbh.'])).toEqual(['Maya would do the same.']);
