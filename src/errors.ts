@@ -3,7 +3,7 @@
  * `MemoryError` carrying one of these codes; foreign errors (DOMException, onnxruntime, WebLLM,
  * fetch) are wrapped with a code here and never leak raw. Tests assert codes, not messages.
  */
-import { boundedDetails } from './contract/echo.js';
+import { boundedDetails, type ValidationDetail } from './contract/echo.js';
 
 export const ERROR_CATALOG = {
   VALIDATION_FAILED: { status: 422, message: 'The request does not follow the contract.' },
@@ -36,13 +36,7 @@ export const ERROR_CATALOG = {
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 /** A FastAPI-style validation detail: where the problem is, what it is, and a machine type. */
-export interface ValidationDetail {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-  input?: unknown;
-  ctx?: Record<string, unknown>;
-}
+export type { ValidationDetail } from './contract/echo.js';
 
 export interface MemoryErrorOptions {
   message?: string;

@@ -8,7 +8,7 @@
  */
 import { createMemory, type Memory, type Progress } from '../src/engine.js';
 import type { PeerEvent } from '../src/rpc/peer.js';
-import { discardOpenInputs, startOpenInputs, type OpenInputs } from './open-inputs.js';
+import { discardOpenInputs, startOpenInputs, type OpenInputOptions, type OpenInputs } from './open-inputs.js';
 import { createDeferredLlm, createDeferredReranker, type Deferred, type DeferredLlm, type DeferredReranker } from '../src/models/deferred-model.js';
 import { createOpenAiCompatibleLlm } from '../src/models/openai-compatible-llm.js';
 import { createWebLlm } from '../src/models/webllm-llm.js';
@@ -18,16 +18,8 @@ import type { EncryptionOptions } from '../src/store/sealed-store.js';
 import type { PdfTextReader } from '../src/write/documents/pdf.js';
 
 /** What opening a memory needs (structured-clone-safe, apart from `fetch`). */
-export interface OpenEngineOptions {
-  name: string;
-  /** Absolute URL of the static embedding model (models/static-en/model.bin served from your origin). */
-  modelUrl: string;
-  /** Cache API cache for the model file, or null to fetch it every time. */
-  modelCache: string | null;
-  durability?: IDBTransactionDurability;
+export interface OpenEngineOptions extends OpenInputOptions {
   autoRadius?: number;
-  /** The fetch that downloads the model (default globalThis.fetch), e.g. one that reads a service worker's precache. */
-  fetch?: typeof fetch;
   /** An LLM for extraction, agentic search and `enable_llm_rerank`, created inside the worker. */
   llm?: WorkerLlmOptions;
   /** The teacher reranker for agentic search, created inside the worker. */

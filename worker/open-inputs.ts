@@ -14,7 +14,18 @@ import { createStaticEmbedder, type StaticEmbedder } from '../src/models/static-
 import type { Progress } from '../src/progress.js';
 import type { StorageAdapter } from '../src/store/port.js';
 import { createIndexedDbStore } from '../src/store/indexeddb-store.js';
-import type { OpenEngineOptions } from './open-engine.js';
+
+/** What the two inputs need of a memory's open options (`OpenEngineOptions` extends it). */
+export interface OpenInputOptions {
+  name: string;
+  /** Absolute URL of the static embedding model (models/static-en/model.bin served from your origin). */
+  modelUrl: string;
+  /** Cache API cache for the model file, or null to fetch it every time. */
+  modelCache: string | null;
+  durability?: IDBTransactionDurability;
+  /** The fetch that downloads the model (default globalThis.fetch), e.g. one that reads a service worker's precache. */
+  fetch?: typeof fetch;
+}
 
 /** The store and the embedder, on their way. Neither rejection is "unhandled": whoever takes them awaits both. */
 export interface OpenInputs {
@@ -24,7 +35,7 @@ export interface OpenInputs {
 
 /** Starts opening the store and loading the model of `options.name`; the caller must hold the memory's Web Lock. */
 export function startOpenInputs(
-  options: Pick<OpenEngineOptions, 'name' | 'durability' | 'modelUrl' | 'modelCache' | 'fetch'>,
+  options: OpenInputOptions,
   hooks: { onProgress: (progress: Progress) => void; mark?: (step: string) => void },
 ): OpenInputs {
   const { onProgress } = hooks;

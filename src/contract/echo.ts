@@ -8,7 +8,15 @@
  * can never throw. Everything here is iterative or depth-bounded and reads no more of a value
  * than it echoes.
  */
-import type { ValidationDetail } from '../errors.js';
+
+/** One issue of a 422, FastAPI's shape: where (`loc`), what (`msg`, `type`), the input echoed, and its bounds (`ctx`). */
+export interface ValidationDetail {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
 
 /** Characters of an echoed string kept before the cut marker. */
 export const ECHO_STRING_CHARS = 200;

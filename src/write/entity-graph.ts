@@ -6,7 +6,6 @@
  * "I moved to Porto"). It is a plain value: the engine decides how to store it and merges graphs
  * across segments (ids are stable: the same name gives the same id in every segment).
  */
-import type { ExtractedEpisode } from './extraction.js';
 import type { Claim } from './claims.js';
 import type { Mention, MentionKind } from './mentions.js';
 import type { ProfileStatement } from './profile-rules.js';
@@ -96,8 +95,14 @@ function wordAt(text: string, name: string): number {
   return -1;
 }
 
+/** What the graph reads of an extracted episode: its statements, to point a relation at the fact it came from. */
+interface EpisodeStatements {
+  facts: readonly { content: string; source_message_ids: readonly string[] }[];
+  foresight: readonly { content: string; source_message_ids: readonly string[] }[];
+}
+
 /** Builds the graph of one segment from its readings and the episodes extracted from them. */
-export function buildEntityGraph(readings: readonly GraphReading[], episodes: readonly ExtractedEpisode[]): EntityGraph {
+export function buildEntityGraph(readings: readonly GraphReading[], episodes: readonly EpisodeStatements[]): EntityGraph {
   const entities = new Map<string, GraphEntity>();
   const relations: GraphRelation[] = [];
   const entity = (name: string, type: EntityType, id = entityId(name)): GraphEntity => {
