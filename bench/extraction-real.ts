@@ -15,6 +15,8 @@
  *     from "open 24/7");
  *   - a place left as "there" after a verb of being, going or working ("Sam went there": the rules
  *     resolve pronouns, not place adverbs; "are there any …" is not counted);
+ *   - a past verb left without its subject ("Sam said that made lasagna …");
+ *   - a verb left to the other speaker ("Sam would love to.");
  *   - a name read into a pronoun before a judgement: wrong where the "it" stands for what follows
  *     ("Africa is a global problem that …", "UV is also important to sign …"), right where it
  *     stands for the name ("Tikka Masala is always a favorite"); the pattern cannot tell them apart.
@@ -44,6 +46,10 @@ const PATTERNS: Record<string, RegExp> = {
   'recurring day as one date': /\b(?:every|each) (?:on|in) \d{4}|\d{4}-\d\d-\d\d (?:evenings|mornings|afternoons|nights)\b/,
   'quantity as a date': /\b\d+\/\d+\b.*\bon \d{4}-\d\d-\d\d|\bis (?:open )?on \d{4}-\d\d-\d\d\.$/,
   'a place left as "there"': /\b(?:been|work|works|worked|working|live|lives|lived|living|stay|stayed|staying|go|goes|went|going|moved|move|travel|traveled|travelled|visit|visited|met|meet|bought|buy|eat|ate|study|studied|volunteer|volunteered|[a-z]+ist|analyst|engineer|manager|nurse|teacher) there\b(?! (?:is|are|was|were|will|has|have|had)\b)/,
+  // "Sam said that made lasagna …", "Sam said that based on this, …": a past form whose subject was left out.
+  'a past verb left without its subject': /\bsaid that (?:\w+ed|made|bought|found|felt|left|met|thought|told|spent|brought|got|went|took|saw|ran|ate)\b(?! (?:is|are|was|were|has|have|had)\b)/,
+  // "Sam would love to.", "Sam really will.": a reply whose verb is the other person's.
+  'a verb left to the other speaker': /\bto\.$|(?<!\bto )\b(?:will|would|can|could|should|do|does|did)\.$/,
   // The rules spell out "it's" after a name they put in ("Hindi is", "Hindi has been"), so both forms count.
   'a name read into a pronoun before a judgement': /^(?!(?:It|Sam|Assistant|There|Here|This|That|What)\b)[A-Z]\w*(?: [A-Z]\w*)*(?:'s| is| has) (?:important|okay|ok|worth|been a|a good idea|hard|easy|amazing|interesting|fascinating|frustrating|really|so|just|always|also)\b/,
 };
