@@ -75,13 +75,14 @@ export interface SearchDeps extends ModelCallOptions {
 function episodeChance(candidate: UnitCandidate, ownerId: string): number {
   return wireScore(candidate.score, episodeWireMap(candidate.record, ownerId), candidate.population);
 }
-function childChance(candidate: UnitCandidate, child: UnitCandidate['children'][number], ownerId: string): number {
-  return wireScore(child.score, childWireMap(child.record, ownerId, isShared(candidate.record, ownerId)), candidate.population);
+function childChance(candidate: UnitCandidate, child: UnitCandidate['children'][number], ownerId: string, shared: boolean): number {
+  return wireScore(child.score, childWireMap(child.record, ownerId, shared), candidate.population);
 }
 
 function nestFacts(candidate: UnitCandidate, floor: number, raw: 'cos' | 'bm25', ownerId: string) {
+  const shared = isShared(candidate.record, ownerId);
   return candidate.children
-    .filter((c) => (floor === -Infinity || childChance(candidate, c, ownerId) >= floor) && (raw !== 'bm25' || c.bm25 > 0))
+    .filter((c) => (floor === -Infinity || childChance(candidate, c, ownerId, shared) >= floor) && (raw !== 'bm25' || c.bm25 > 0))
     .sort((a, b) => b[raw] - a[raw])
     .slice(0, FACTS_PER_EPISODE)
     .map((c) => factItem(c.record, c[raw]));
@@ -124,8 +125,8 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
       // Scores go on the wire through their map (scores.ts). A floor filters what would be
       // returned without it: an episode under it goes, with its facts; an episode over it shows
       // only the facts that pass it.
-      const shared = isShared(w.candidate.record, ownerId);
       const episodeMap = episodeWireMap(w.candidate.record, ownerId);
+      const shared = episodeMap === 'shared_episode';
       const population = w.candidate.population;
       units = Math.max(units, population);
       const score = wireScore(w.score, episodeMap, population);

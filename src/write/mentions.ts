@@ -245,7 +245,7 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
       const plural = t.lower !== t.lemma && t.lower.endsWith('s');
       if (possessor && tokens[i + 1]?.pos !== 'NOUN' && !predicateOfPronoun(tokens, i - 1)) mentions.add({ name: `${possessor}'s ${t.text}`, kind: 'thing', gender: null, plural, role: null, proper: false });
       else if (plural && !possessor && tokens[i + 1]?.pos !== 'NOUN' && ['ADP', 'VERB', 'ADJ'].includes(tokens[i - 1]?.pos ?? '')) mentions.add({ name: t.text, kind: 'thing', gender: null, plural: true, role: null, proper: false });
-      else if (isThingNoun(tokens, i)) mentions.noteThing();
+      else if (!plural && isThingNoun(tokens, i)) mentions.noteThing();
       continue;
     }
     const name = properName(tokens, i, true);
@@ -283,14 +283,14 @@ const DEFINITE = new Set(['the', 'this', 'that', 'these', 'those']);
 const NOT_THINGS = new Set(['day', 'week', 'month', 'year', 'weekend', 'morning', 'afternoon', 'evening', 'night', 'today', 'tonight', 'time', 'moment', 'minute', 'hour', 'second', 'while', 'lot', 'bit', 'way', 'kind', 'sort', 'part', 'rest', 'end', 'start', 'thing', 'stuff', 'idea', 'sense', 'luck', 'fun']);
 
 /**
- * Whether the noun at `i` brings in a thing of its own that a later "it" may stand for: singular,
- * the head of its phrase (not "business" of "business plan"), no word of time or amount, and not
- * definite: "the trip" after "I was in Rio" is what was already spoken of, "a great book" is new.
+ * Whether the lower-case, singular noun at `i` brings in a thing of its own that a later "it" may
+ * stand for: the head of its phrase (not "business" of "business plan"), no word of time or
+ * amount, and not definite: "the trip" after "I was in Rio" is what was already spoken of, "a
+ * great book" is new.
  */
 function isThingNoun(tokens: readonly Token[], i: number): boolean {
   const t = tokens[i]!;
-  if (t.pos !== 'NOUN' || /^\p{Lu}/u.test(t.text) || tokens[i + 1]?.pos === 'NOUN') return false;
-  if ((t.lower !== t.lemma && t.lower.endsWith('s')) || NOT_THINGS.has(t.lemma.toLowerCase())) return false;
+  if (tokens[i + 1]?.pos === 'NOUN' || NOT_THINGS.has(t.lemma.toLowerCase())) return false;
   let lead = i - 1;
   while (lead >= 0 && ['NOUN', 'ADJ', 'ADV', 'NUM'].includes(tokens[lead]!.pos) && /^\p{Ll}/u.test(tokens[lead]!.text)) lead--;
   return !DEFINITE.has(tokens[lead]?.lower ?? '');
