@@ -186,12 +186,12 @@ export function sessionsInOrder(q: Question, storedIds: Iterable<string>): strin
  * conversation's turns, dated, added and flushed. Session ids in the data carry characters outside
  * the scope alphabet, so session i is stored as `s<i>` (see `haystackGroups` for several).
  */
-export async function haystackMemory(dataset: Dataset, q: Question, embedder: Embedder, protocol: Protocol = 'user', options: Omit<MemoryOptions, 'embedder'> = {}, haystack: Haystack = 'full'): Promise<Memory> {
-  return fillHaystack(await createMemory({ ...options, embedder }), dataset, q, protocol, haystack);
+export async function haystackMemory(dataset: Dataset, q: Question, embedder: Embedder, protocol: Protocol = 'user', options: Omit<MemoryOptions, 'embedder'> = {}, haystack: Haystack = 'full', names = false): Promise<Memory> {
+  return fillHaystack(await createMemory({ ...options, embedder }), dataset, q, protocol, haystack, names);
 }
 
 /** Adds a question's haystack to a memory, in-process or reached over HTTP (`http-memory.ts`). */
-export async function fillHaystack<M extends BenchMemory>(memory: M, dataset: Dataset, q: Question, protocol: Protocol = 'user', haystack: Haystack = 'full'): Promise<M> {
+export async function fillHaystack<M extends BenchMemory>(memory: M, dataset: Dataset, q: Question, protocol: Protocol = 'user', haystack: Haystack = 'full', names = false): Promise<M> {
   for (const group of haystackGroups(q, haystack)) {
     const at = parseHaystackDate(q.haystack_dates[group[0]!]!);
     const turns = group.flatMap((i) => protocolTurns(dataset, q.haystack_session_ids[i]!, protocol).map((t) => ({ ...t, session: i })));
@@ -203,6 +203,7 @@ export async function fillHaystack<M extends BenchMemory>(memory: M, dataset: Da
         id: `s${session}t${index}`,
         sender_id: (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant',
         role: (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant',
+        ...(names ? { sender_name: SIDE_NAMES[turn.role] } : {}),
         // A lone session keeps its turns' own places (as before groups existed); a group counts on across its sessions.
         timestamp: at + (group.length === 1 ? index : k) * 1000,
         content: turn.content,
@@ -211,6 +212,51 @@ export async function fillHaystack<M extends BenchMemory>(memory: M, dataset: Da
     await memory.flush({ session_id: sessionId });
   }
   return memory;
+}
+
+/**
+ * `--names`: the two sides as two named people, the way conversations between people are stored
+ * and asked about ("When did Melanie paint a sunrise?"). Each side keeps its name whichever role
+ * the protocol gives it, and `namedQuestion` asks about them in the third person.
+ */
+export const SIDE_NAMES = { user: 'Maren', assistant: 'Teodor' } as const;
+
+/**
+ * A question in the third person: the asker's "I", "my", "me" become LongMemEval's user by name,
+ * "you" the assistant by name, with the verb forms that follow them mended ("What do I" → "What
+ * does Maren", "I've" → "Maren has"). Word-level, for retrieval: grammar only as far as a search
+ * could notice.
+ */
+export function namedQuestion(question: string): string {
+  const u = SIDE_NAMES.user;
+  const a = SIDE_NAMES.assistant;
+  // The third person of the verbs a first- or second-person subject takes ("do I" → "does Maren").
+  const third = (verb: string) => {
+    const lower = verb.toLowerCase();
+    const form = ({ have: 'has', do: 'does', am: 'is', were: 'was' } as Record<string, string>)[lower] ?? `${lower}s`;
+    return verb[0] === verb[0]!.toUpperCase() ? form[0]!.toUpperCase() + form.slice(1) : form;
+  };
+  const who = `(${u}|${a})`;
+  const rules: [RegExp, string | ((...groups: string[]) => string)][] = [
+    [/\bI'm\b|\bI am\b/g, `${u} is`],
+    [/\bI've\b/g, `${u} has`],
+    [/\bI'd\b/g, `${u} would`],
+    [/\bI'll\b/g, `${u} will`],
+    [/\bI\b/g, u],
+    [/\b[Mm]y\b|\b[Mm]ine\b/g, `${u}'s`],
+    [/\b(?:me|myself)\b/gi, u],
+    [/\byou're\b|\byou are\b/gi, `${a} is`],
+    [/\byou've\b/gi, `${a} has`],
+    [/\byours?\b/gi, `${a}'s`],
+    [/\byou(?:rself)?\b/gi, a],
+    // "do Maren", "have not Teodor": the verb before the name.
+    [new RegExp(`\\b(do|have|am|were)( not)? ${who}\\b`, 'gi'), (_m, verb, not, name) => `${third(verb!)}${not ?? ''} ${name}`],
+    // "Maren have", "Teodor think": the verb after it, unless a modal or "did" carries the tense.
+    [new RegExp(`\\b(?<!(?:did|does|will|would|can|could|should|to) )${who} (have|do|am|were|think|want|need|know|remember|like)\\b`, 'g'), (_m, name, verb) => `${name} ${third(verb!)}`],
+  ];
+  let out = question;
+  for (const [pattern, replacement] of rules) out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
+  return out;
 }
 
 /**

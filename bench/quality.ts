@@ -22,7 +22,7 @@
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
  *                            [--embedder-dims N] [--haystack full|personal|days] [--agentic-expansion]
- *                            [--via memory|http] [--reranker none|teacher]
+ *                            [--via memory|http] [--reranker none|teacher] [--names]
  *
  * Data: LongMemEval-S (cleaned), MIT licence, expected at ../shared/data/longmemeval_s_dedup.json.gz
  * (see that folder's README for where it comes from); `--data PATH` points elsewhere.
@@ -34,6 +34,9 @@
  * `--via http` builds every memory through `npm run serve` and its EverOS routes instead of in-process
  * (`http-memory.ts`): what an outside evaluation measures. `--reranker teacher` gives agentic search
  * the teacher reranker as `npm run serve` does by default (none by default here, as in `createMemory`).
+ * `--names` stores the two sides as two named people (`sender_name`) and asks every question in the
+ * third person by name ("How many tops has Maren bought?", `namedQuestion`), the way questions about
+ * a conversation between people are asked; the stemmed BM25 baseline is asked the same words.
  */
 import { parseArgs } from 'node:util';
 import { strayBuckets } from './reliability.js';
@@ -46,7 +49,7 @@ import { createUnprimedTeacher, readRerankerChoice } from '../src/cli/open-memor
 import { startBenchServer } from './http-memory.js';
 import {
   BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, sessionsInOrder, storedId, turnRecall,
-  DAY_SESSIONS, type Dataset, type Haystack, type Metrics, type Protocol, type Question,
+  DAY_SESSIONS, namedQuestion, type Dataset, type Haystack, type Metrics, type Protocol, type Question,
 } from './longmemeval.js';
 
 const { values } = parseArgs({
@@ -63,6 +66,7 @@ const { values } = parseArgs({
     'agentic-expansion': { type: 'boolean', default: false },
     via: { type: 'string', default: 'memory' },
     reranker: { type: 'string' },
+    names: { type: 'boolean', default: false },
   },
 });
 
@@ -79,6 +83,9 @@ const server = values.via === 'http' ? await startBenchServer({ reranker: rerank
 // As `npm run serve` holds it (open-memory.ts); a teacher that cannot load stops the bench.
 const teacher = rerankerChoice === 'teacher' && !server ? await createUnprimedTeacher() : null;
 const methods = values.methods!.split(',') as SearchMethod[];
+const names = values.names!;
+/** The question as searched: LongMemEval's own, or in the third person under `--names`. */
+const asked = (q: Question) => (names ? namedQuestion(q.question) : q.question);
 const BASELINE = 'bm25 (stemmed)';
 
 process.stderr.write('LongMemEval-S: loading ../shared/data/longmemeval_s_dedup.json.gz (or --data PATH)\n');
@@ -121,7 +128,7 @@ async function bm25Sessions(ds: Dataset, q: Question, protocol: Protocol): Promi
     .map((group) => ({ id: storedId(group), text: group.flatMap((i) => protocolTurns(ds, q.haystack_session_ids[i]!, protocol).map(({ turn }) => turn.content)).join('\n') }))
     .filter((d) => d.text.trim());
   await insertMultiple(db, docs);
-  const hits = await oramaSearch(db, { term: q.question, limit: 10 });
+  const hits = await oramaSearch(db, { term: asked(q), limit: 10 });
   return sessionsInOrder(q, hits.hits.map((h) => h.document.id as string));
 }
 
@@ -130,9 +137,10 @@ async function bm25Sessions(ds: Dataset, q: Question, protocol: Protocol): Promi
  * http`; `key` names its project) or in process with `options`.
  */
 function memoryOf(key: string, q: Question, protocol: Protocol, options: Parameters<typeof haystackMemory>[4] = {}) {
-  return server ? fillHaystack(server.memoryFor(key), dataset, q, protocol, haystack) : haystackMemory(dataset, q, embedder, protocol, options, haystack);
+  return server ? fillHaystack(server.memoryFor(key), dataset, q, protocol, haystack, names) : haystackMemory(dataset, q, embedder, protocol, options, haystack, names);
 }
 
+const NAMES_LABEL = names ? 'sides named, questions in the third person, ' : '';
 const HAYSTACK_LABEL: Record<Haystack, string> = {
   full: '',
   personal: 'personal haystack (no ShareGPT/UltraChat filler), ',
@@ -157,7 +165,7 @@ for (const protocol of protocols) {
     for (const method of methods) {
       const t0 = performance.now();
       const params = values['contract-defaults'] ? {} : { top_k: 10, radius: 0 };
-      const { data } = await memory.search({ user_id: 'user', query: q.question, method, ...params });
+      const { data } = await memory.search({ user_id: 'user', query: asked(q), method, ...params });
       searchMs += performance.now() - t0;
       const episodes: SearchEpisodeItem[] = data.episodes;
       outcomes.get(method)!.push({
@@ -188,7 +196,7 @@ for (const protocol of protocols) {
   const topScores: number[] = [];
   for (const [qi, q] of (methods.includes('hybrid') ? unanswerable : []).entries()) {
     const memory = await memoryOf(`${protocol}-abs${qi}`, q, protocol);
-    const { data } = await memory.search({ user_id: 'user', query: q.question, method: 'hybrid', top_k: 10, radius: 0 });
+    const { data } = await memory.search({ user_id: 'user', query: asked(q), method: 'hybrid', top_k: 10, radius: 0 });
     if (data.episodes[0]) topScores.push(data.episodes[0].score);
     await memory.close();
   }
@@ -222,7 +230,7 @@ for (const protocol of protocols) {
   if (!values.json) {
     const f = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
     const name = { user: '(a) user turns', all: '(b) all turns, both sides', other: '(c) both sides, roles swapped: evidence from the other participant' }[protocol];
-    console.log(`\nLongMemEval-S, protocol ${name}, ${server ? `through HTTP (npm run serve at ${server.url}), ` : ''}${HAYSTACK_LABEL[haystack]}${values.half} half, ${questions.length} questions, session level; embedder ${embedder.id}; agentic reranker ${rerankerChoice}; ${(searchMs / Math.max(1, questions.length * methods.length)).toFixed(1)} ms/search`);
+    console.log(`\nLongMemEval-S, protocol ${name}, ${server ? `through HTTP (npm run serve at ${server.url}), ` : ''}${HAYSTACK_LABEL[haystack]}${NAMES_LABEL}${values.half} half, ${questions.length} questions, session level; embedder ${embedder.id}; agentic reranker ${rerankerChoice}; ${(searchMs / Math.max(1, questions.length * methods.length)).toFixed(1)} ms/search`);
     console.log('method            R_all@5  R_all@10  nDCG@5  nDCG@10  turn@5  turn@10');
     for (const [method, m] of Object.entries(perMethod)) {
       console.log(`${method.padEnd(17)} ${f(m.recall_all_at_5)}    ${f(m.recall_all_at_10)}     ${f(m.ndcg_any_at_5)}   ${f(m.ndcg_any_at_10)}   ${f(m.turn_recall_at_5)}  ${f(m.turn_recall_at_10)}`);
