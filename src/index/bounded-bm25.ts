@@ -11,7 +11,10 @@
  *   - it sorts every match, then sorts again and wraps each hit in a fresh object, to keep a few.
  * Here each matching document's BM25 is the same formula over the same statistics, summed in the
  * same order, so scores are bit-for-bit Orama's; only the best few hundred of each group (the
- * caller's record kinds) leave, ordered as Orama orders them (score, then internal id).
+ * caller's record kinds) leave, ordered as Orama orders them (score, then internal id). One
+ * statistic may differ, when the caller asks: a term's idf counted among the documents of the
+ * hit's own family of kinds rather than the whole index (`BoundedSearch.families`,
+ * keyword-index.ts `FAMILY`).
  *
  * Postings are kept by this component as typed arrays from the moment a document goes in (one
  * `Int32Array` of internal ids and one `Float64Array` of term frequencies per term, plus one field
@@ -121,6 +124,20 @@ export interface BoundedSearch {
   /** Bit `g` set: group `g` is searched. */
   groupMask: number;
   whereFiltersIDs?: Set<number> | undefined;
+  /**
+   * Where a term's rarity is counted. Absent: over the whole index, as Orama counts it. Given: a
+   * document of a group whose family is not 0 gets the idf of the term among its family's documents
+   * alone (`docs[family]` of them); family 0 keeps the whole index's.
+   */
+  families?: SearchFamilies;
+}
+
+/** Families of groups for the idf (`BoundedSearch.families`). */
+export interface SearchFamilies {
+  /** Group number → family (0: the whole index). */
+  of: Uint8Array;
+  /** Family → how many documents it holds. */
+  docs: Float64Array;
 }
 
 /**
@@ -197,7 +214,7 @@ export class BoundedBm25 {
       this.epoch = 1;
     }
     const { epoch, seen, scores, touched } = this.reserve(this.maxId + 1);
-    const { groups, groupMask, whereFiltersIDs, docsCount } = q;
+    const { groups, groupMask, whereFiltersIDs, docsCount, families } = q;
     const { k: k1, b, d } = q.relevance;
     let count = 0;
     for (const prop of q.properties) {
@@ -212,15 +229,18 @@ export class BoundedBm25 {
         if (!p || p.n === 0) continue;
         const matching = typeof occurrences[token] === 'number' ? occurrences[token] : 0;
         // Orama's BM25 (components/algorithms.js) term by term, in its order of operations, so
-        // scores do not move; the idf depends on the term alone, so it is computed once.
+        // scores do not move; the idf depends on the term alone, so it is computed once (once per
+        // family when families are given).
         const idf = Math.log(1 + (docsCount - matching + 0.5) / (matching + 0.5));
         const { ids, tf } = p;
+        const idfOf = families ? this.familyIdf(p, groups, families, idf) : null;
         for (let i = 0; i < p.n; i++) {
           const id = ids[i]!;
           if (groupMask !== ALL_GROUPS && !((groupMask >>> (groups[id] ?? 0)) & 1)) continue;
           if (whereFiltersIDs && !whereFiltersIDs.has(id)) continue;
           const f = tf[i]!;
-          const s = ((idf * (d + f * (k1 + 1))) / (f + k1 * (1 - b + (b * lengths[id]!) / avgLength))) * weight;
+          const termIdf = idfOf ? idfOf[families!.of[groups[id] ?? 0] ?? 0]! : idf;
+          const s = ((termIdf * (d + f * (k1 + 1))) / (f + k1 * (1 - b + (b * lengths[id]!) / avgLength))) * weight;
           if (seen[id] !== epoch) {
             seen[id] = epoch;
             scores[id] = s;
@@ -233,6 +253,29 @@ export class BoundedBm25 {
     const kept = new Float64Array(ids.length);
     for (let i = 0; i < ids.length; i++) kept[i] = scores[ids[i]!]!;
     return { ids, scores: kept };
+  }
+
+  /** Per-family term counts and idfs, reused by every term of every search. */
+  private familyCounts = new Float64Array(8);
+  private familyIdfs = new Float64Array(8);
+
+  /**
+   * A term's idf in each family: its documents counted per family in one pass over its postings
+   * (what the scoring pass reads next, so it is warm), family 0 the whole index's `idf`.
+   */
+  private familyIdf(p: TermPostings, groups: Uint8Array, families: SearchFamilies, idf: number): Float64Array {
+    const n = families.docs.length;
+    if (this.familyCounts.length < n) {
+      this.familyCounts = new Float64Array(n);
+      this.familyIdfs = new Float64Array(n);
+    }
+    const counts = this.familyCounts.fill(0, 0, n);
+    const { ids } = p;
+    for (let i = 0; i < p.n; i++) counts[families.of[groups[ids[i]!] ?? 0] ?? 0]! += 1;
+    const out = this.familyIdfs;
+    out[0] = idf;
+    for (let f = 1; f < n; f++) out[f] = Math.log(1 + (families.docs[f]! - counts[f]! + 0.5) / (counts[f]! + 0.5));
+    return out;
   }
 
   /**

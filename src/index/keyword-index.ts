@@ -6,7 +6,7 @@
 import { count, create, insertMultiple, load, removeMultiple, type AnyOrama, type RawData } from '@orama/orama';
 import { internalDocumentIDStore } from '@orama/orama/components';
 import type { RecordKind } from '../records.js';
-import { ALL_GROUPS, BoundedBm25, DEFAULT_RELEVANCE, type BoundedHits, type IndexData } from './bounded-bm25.js';
+import { ALL_GROUPS, BoundedBm25, DEFAULT_RELEVANCE, type BoundedHits, type IndexData, type SearchFamilies } from './bounded-bm25.js';
 import { grown } from './typed-arrays.js';
 import { tokenize } from './tokenizer.js';
 
@@ -44,6 +44,19 @@ export interface KeywordHit {
  */
 export const KEYWORD_POOL = 400;
 
+/**
+ * Where BM25 counts a term's rarity, by kind. One index holds a partition's episodes, their facts
+ * and passages, and its agent items, but a search ranks episodes among episodes and facts among
+ * facts: a term's weight for an episode is its rarity among episodes (and knowledge entries, which
+ * compete with them), and for a fact its rarity among facts and plans. Counted over the whole
+ * index, a word in every episode but few facts (a speaker's name, in a conversation between two
+ * people: their own facts hold it, the other's passages do not) kept a weight among episodes it
+ * does not have there, so it ranked them by how often they repeat it. Agent cases and skills keep
+ * the whole index's counts (family 0), which their fitted blend was written for (scores.ts).
+ */
+const FAMILY: Partial<Record<RecordKind, number>> = { episode: 1, knowledge: 1, atomic_fact: 2, foresight: 2 };
+const FAMILIES = 3;
+
 export interface KeywordDoc {
   id: string;
   kind: RecordKind;
@@ -64,6 +77,8 @@ export class KeywordIndex {
   private groups = new Uint8Array(1024);
   /** Group number → kind, in order of first sight. */
   private readonly kinds: RecordKind[] = [];
+  /** Group number → family, and how many documents each family holds (`FAMILY`). */
+  private readonly families: SearchFamilies = { of: new Uint8Array(32), docs: new Float64Array(FAMILIES) };
   /** The last `hits`' scores by internal id, valid where the stamp is the current epoch. */
   private keptScores = new Float64Array(0);
   private keptStamp = new Uint32Array(0);
@@ -110,7 +125,9 @@ export class KeywordIndex {
     index.groups = new Uint8Array(Math.max(1024, postings.lengths.length));
     for (const key in docs) {
       const doc = docs[key];
-      if (doc) index.groups[Number(key)] = index.groupOf(doc.kind);
+      if (!doc) continue;
+      index.groups[Number(key)] = index.groupOf(doc.kind);
+      index.families.docs[FAMILY[doc.kind] ?? 0]! += 1;
     }
     index.count = loaded;
     index.restored = true;
@@ -130,12 +147,21 @@ export class KeywordIndex {
         this.groups = grown;
       }
       this.groups[internal] = this.groupOf(d.kind);
+      this.families.docs[FAMILY[d.kind] ?? 0]! += 1;
     }
   }
 
   remove(ids: readonly string[]): void {
     if (ids.length === 0) return;
     if (this.restored) this.recallFrequencies(ids);
+    // Each document that is there leaves its family's count (an unknown id removes nothing).
+    const store = this.idStore();
+    const docs = (this.db.data.docs as { docs: Record<number, { kind: RecordKind } | undefined> }).docs;
+    for (const id of new Set(ids)) {
+      const internal = store.idToInternalId.get(id);
+      const doc = internal === undefined ? undefined : docs[internal];
+      if (doc) this.families.docs[FAMILY[doc.kind] ?? 0]! -= 1;
+    }
     const removed = removeMultiple(this.db, [...ids], 1000) as number;
     this.count -= removed;
   }
@@ -229,7 +255,7 @@ export class KeywordIndex {
     }
     this.limit = limit;
     return this.bm25.search(this.db.data.index as never, {
-      tokens, properties: ['text'], relevance: DEFAULT_RELEVANCE, docsCount: count(this.db), limit, groups: this.groups, groupMask,
+      tokens, properties: ['text'], relevance: DEFAULT_RELEVANCE, docsCount: count(this.db), limit, groups: this.groups, groupMask, families: this.families,
     });
   }
 
@@ -258,6 +284,7 @@ export class KeywordIndex {
       g = this.kinds.push(kind) - 1;
       // Group numbers index a 32-bit mask; Engram has fewer than 32 record kinds.
       if (g >= 32) throw new RangeError(`more than 32 record kinds in one keyword index`);
+      this.families.of[g] = FAMILY[kind] ?? 0;
     }
     return g;
   }
