@@ -73,7 +73,15 @@ class TermPostings {
     public n = 0,
   ) {}
 
+  /**
+   * How many of its documents each family holds (`BoundedSearch.families`), counted at the first
+   * search that needs it and kept until the postings change; for the `of` map it was counted with.
+   */
+  familyCounts: Float64Array | null = null;
+  countedWith: Uint8Array | null = null;
+
   add(id: number, tf: number): void {
+    this.familyCounts = null;
     if (this.n === this.ids.length) {
       const capacity = Math.max(4, this.n * 2);
       this.ids = grown(this.ids, capacity);
@@ -85,6 +93,7 @@ class TermPostings {
 
   /** Removes a document; the last posting moves into its place (a document's score does not depend on the order). */
   delete(id: number): void {
+    this.familyCounts = null;
     const { ids } = this;
     for (let i = 0; i < this.n; i++) {
       if (ids[i] !== id) continue;
@@ -233,13 +242,13 @@ export class BoundedBm25 {
         // family when families are given).
         const idf = Math.log(1 + (docsCount - matching + 0.5) / (matching + 0.5));
         const { ids, tf } = p;
-        const idfOf = families ? this.familyIdf(p, groups, families, idf) : null;
+        const idfOf = families ? this.groupIdf(p, groups, families, idf) : null;
         for (let i = 0; i < p.n; i++) {
           const id = ids[i]!;
           if (groupMask !== ALL_GROUPS && !((groupMask >>> (groups[id] ?? 0)) & 1)) continue;
           if (whereFiltersIDs && !whereFiltersIDs.has(id)) continue;
           const f = tf[i]!;
-          const termIdf = idfOf ? idfOf[families!.of[groups[id] ?? 0] ?? 0]! : idf;
+          const termIdf = idfOf ? idfOf[groups[id] ?? 0]! : idf;
           const s = ((termIdf * (d + f * (k1 + 1))) / (f + k1 * (1 - b + (b * lengths[id]!) / avgLength))) * weight;
           if (seen[id] !== epoch) {
             seen[id] = epoch;
@@ -255,26 +264,31 @@ export class BoundedBm25 {
     return { ids, scores: kept };
   }
 
-  /** Per-family term counts and idfs, reused by every term of every search. */
-  private familyCounts = new Float64Array(8);
-  private familyIdfs = new Float64Array(8);
+  /** A term's idf per family and per group, reused by every term of every search. */
+  private idfByFamily = new Float64Array(4);
+  private readonly idfByGroup = new Float64Array(32);
 
   /**
-   * A term's idf in each family: its documents counted per family in one pass over its postings
-   * (what the scoring pass reads next, so it is warm), family 0 the whole index's `idf`.
+   * A term's idf for a document of each group: its family's (`families`), family 0 the whole
+   * index's `idf`. The term's documents per family are counted in one pass over its postings the
+   * first time a search needs them, and kept on the postings until they change, so a search reads
+   * them without a pass.
    */
-  private familyIdf(p: TermPostings, groups: Uint8Array, families: SearchFamilies, idf: number): Float64Array {
+  private groupIdf(p: TermPostings, groups: Uint8Array, families: SearchFamilies, idf: number): Float64Array {
     const n = families.docs.length;
-    if (this.familyCounts.length < n) {
-      this.familyCounts = new Float64Array(n);
-      this.familyIdfs = new Float64Array(n);
+    let counts = p.familyCounts;
+    if (!counts || p.countedWith !== families.of || counts.length !== n) {
+      counts = new Float64Array(n);
+      const { ids } = p;
+      for (let i = 0; i < p.n; i++) counts[families.of[groups[ids[i]!] ?? 0] ?? 0]! += 1;
+      p.familyCounts = counts;
+      p.countedWith = families.of;
     }
-    const counts = this.familyCounts.fill(0, 0, n);
-    const { ids } = p;
-    for (let i = 0; i < p.n; i++) counts[families.of[groups[ids[i]!] ?? 0] ?? 0]! += 1;
-    const out = this.familyIdfs;
-    out[0] = idf;
-    for (let f = 1; f < n; f++) out[f] = Math.log(1 + (families.docs[f]! - counts[f]! + 0.5) / (counts[f]! + 0.5));
+    const byFamily = this.idfByFamily.length >= n ? this.idfByFamily : (this.idfByFamily = new Float64Array(n));
+    byFamily[0] = idf;
+    for (let f = 1; f < n; f++) byFamily[f] = Math.log(1 + (families.docs[f]! - counts[f]! + 0.5) / (counts[f]! + 0.5));
+    const out = this.idfByGroup;
+    for (let g = 0; g < out.length; g++) out[g] = byFamily[families.of[g] ?? 0]!;
     return out;
   }
 
