@@ -105,7 +105,7 @@ export class KeywordIndex {
     const postings = this.bm25.exportPostings('text');
     if (!postings) return null;
     const data = this.db.data.index as unknown as IndexData;
-    const docs = (this.db.data.docs as { docs: Record<number, { id: string; kind: RecordKind } | undefined> }).docs;
+    const docs = this.docStore();
     return {
       ids: this.idStore().internalIdToId, kindOf: (internal) => docs[internal]?.kind, fieldLengths: data.fieldLengths.text ?? {},
       occurrences: data.tokenOccurrences.text ?? {}, avgFieldLength: data.avgFieldLength.text, count: this.count, ...postings,
@@ -127,7 +127,7 @@ export class KeywordIndex {
       const doc = docs[key];
       if (!doc) continue;
       index.groups[Number(key)] = index.groupOf(doc.kind);
-      index.families.docs[FAMILY[doc.kind] ?? 0]! += 1;
+      index.countFamily(doc.kind, 1);
     }
     index.count = loaded;
     index.restored = true;
@@ -147,7 +147,7 @@ export class KeywordIndex {
         this.groups = grown;
       }
       this.groups[internal] = this.groupOf(d.kind);
-      this.families.docs[FAMILY[d.kind] ?? 0]! += 1;
+      this.countFamily(d.kind, 1);
     }
   }
 
@@ -156,11 +156,11 @@ export class KeywordIndex {
     if (this.restored) this.recallFrequencies(ids);
     // Each document that is there leaves its family's count (an unknown id removes nothing).
     const store = this.idStore();
-    const docs = (this.db.data.docs as { docs: Record<number, { kind: RecordKind } | undefined> }).docs;
+    const docs = this.docStore();
     for (const id of new Set(ids)) {
       const internal = store.idToInternalId.get(id);
       const doc = internal === undefined ? undefined : docs[internal];
-      if (doc) this.families.docs[FAMILY[doc.kind] ?? 0]! -= 1;
+      if (doc) this.countFamily(doc.kind, -1);
     }
     const removed = removeMultiple(this.db, [...ids], 1000) as number;
     this.count -= removed;
@@ -276,6 +276,16 @@ export class KeywordIndex {
 
   private idStore(): internalDocumentIDStore.InternalDocumentIDStore {
     return (this.db as unknown as { internalDocumentIDStore: internalDocumentIDStore.InternalDocumentIDStore }).internalDocumentIDStore;
+  }
+
+  /** Orama's documents by internal id (a removed one is gone). */
+  private docStore(): Record<number, { id: string; kind: RecordKind } | undefined> {
+    return (this.db.data.docs as { docs: Record<number, { id: string; kind: RecordKind } | undefined> }).docs;
+  }
+
+  /** A document of `kind` joins (+1) or leaves (−1) its family's count (`FAMILY`). */
+  private countFamily(kind: RecordKind, delta: 1 | -1): void {
+    this.families.docs[FAMILY[kind] ?? 0]! += delta;
   }
 
   private groupOf(kind: RecordKind): number {
