@@ -14,7 +14,8 @@
  * question is searched with each method; retrieved episodes count for their session. Prints, per
  * protocol: session-level recall_all@5/10 and ndcg_any@5/10 per method next to a stemmed BM25
  * baseline over the same sessions (Orama with the English stemmer and stop words, the way a
- * competent user sets it up), the same per question type, turn-level recall from the `has_answer`
+ * competent user sets it up) and, when both legs are measured, next to one-line fusions of the
+ * legs' own top-100 episode lists computed outside the engine (outside-fusion.ts), the same per question type, turn-level recall from the `has_answer`
  * labels, and a reliability table of the hybrid and agentic scores on the wire (episodes and nested facts)
  * with the buckets that stray more than 0.1 and how many chance alone would leave so (reliability.ts),
  * and hybrid's best score on the half's abstention questions (no answer in memory).
@@ -47,6 +48,7 @@ import type { Embedder, SearchEpisodeItem, SearchMethod } from '../src/index.js'
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import { createUnprimedTeacher, readRerankerChoice } from '../src/cli/open-memory.js';
 import { startBenchServer } from './http-memory.js';
+import { OUTSIDE_FUSIONS, type Ranked } from './outside-fusion.js';
 import {
   BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, sessionsInOrder, storedId, turnRecall,
   DAY_SESSIONS, namedQuestion, type Dataset, type Haystack, type Metrics, type Protocol, type Question,
@@ -87,6 +89,8 @@ const names = values.names!;
 /** The question as searched: LongMemEval's own, or in the third person under `--names`. */
 const asked = (q: Question) => (names ? namedQuestion(q.question) : q.question);
 const BASELINE = 'bm25 (stemmed)';
+/** With both legs measured, the outside fusions of their top-100 episode lists (outside-fusion.ts) are rows too. */
+const outside = methods.includes('keyword') && methods.includes('vector') ? Object.keys(OUTSIDE_FUSIONS) : [];
 
 process.stderr.write('LongMemEval-S: loading ../shared/data/longmemeval_s_dedup.json.gz (or --data PATH)\n');
 const dataset = await loadDataset(values.data);
@@ -153,7 +157,7 @@ const report: Record<string, unknown> = {};
 const started = performance.now();
 
 for (const protocol of protocols) {
-  const outcomes = new Map<string, Outcome[]>([...methods, BASELINE].map((m) => [m, []]));
+  const outcomes = new Map<string, Outcome[]>([...methods, ...outside, BASELINE].map((m) => [m, []]));
   // Reliability of the calibrated methods' wire scores (hybrid, agentic): per 0.1 bucket, [sum of
   // scores, hits, count], episodes and facts.
   const buckets = () => ({ episode: Array.from({ length: 10 }, () => [0, 0, 0]), fact: Array.from({ length: 10 }, () => [0, 0, 0]) });
@@ -183,6 +187,20 @@ for (const protocol of protocols) {
             b[2]! += 1;
           }
         }
+      }
+    }
+    if (outside.length) {
+      // Each leg's top 100 episodes (the most a request may ask for), fused outside the engine.
+      const sessionOf = new Map<string, string>();
+      const leg = async (method: SearchMethod): Promise<Ranked> => {
+        const { data } = await memory.search({ user_id: 'user', query: asked(q), method, top_k: 100, radius: 0 });
+        for (const e of data.episodes) sessionOf.set(e.id, e.session_id!);
+        return data.episodes.map((e) => ({ id: e.id, score: e.score }));
+      };
+      const [keywordList, vectorList] = [await leg('keyword'), await leg('vector')];
+      for (const name of outside) {
+        const ids = OUTSIDE_FUSIONS[name]!(keywordList, vectorList);
+        outcomes.get(name)!.push({ ranked: sessionsInOrder(q, ids.map((id) => sessionOf.get(id)!)), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
       }
     }
     await memory.close();
