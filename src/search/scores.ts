@@ -170,8 +170,8 @@ export type Knots = readonly (readonly [number, number])[];
  * episode, for the owner's own facts and passages, and for another
  * participant's words ("Mel replied: …"): a reply seldom repeats the question's words, yet when
  * one is shown it usually sits in the conversation that holds the answer (fit half: shown
- * passages with competition scores 0.3–0.9 were in an answer session 68–100 % of the time, the
- * owner's facts at those scores 44–77 %). And episodes and facts of a conversation where only the
+ * passages with competition scores 0.3–0.9 were in an answer session 56–89 % of the time, the
+ * owner's facts at those scores 34–74 %; `bench/calibrate.ts --protocol abc`, step 2). And episodes and facts of a conversation where only the
  * owner spoke (notes, a user's turns alone) are standardised among other populations than those
  * of a conversation with others, whose episodes are longer and whose facts compete with passages;
  * so each gets its own map (`shared_…` when someone else spoke).
