@@ -12,22 +12,23 @@
 /** One leg's answer: ids with their raw scores, best first. */
 export type Ranked = readonly { id: string; score: number }[];
 
-const order = (fused: Map<string, number>, first: readonly string[]) =>
-  // Ties keep the order of first appearance (the first list's, then the next's), so a run repeats exactly.
-  [...fused].map(([id, s]) => ({ id, s, at: first.indexOf(id) })).sort((a, b) => b.s - a.s || a.at - b.at).map((x) => x.id);
-
-const appearance = (lists: readonly Ranked[]) => [...new Set(lists.flatMap((l) => l.map((x) => x.id)))];
+/**
+ * Ids by fused value, best first. A map keeps its keys in the order they were first set (the
+ * first list's, then the next's) and the sort is stable, so ties keep that order and a run
+ * repeats exactly.
+ */
+const order = (fused: Map<string, number>) => [...fused].sort((a, b) => b[1] - a[1]).map(([id]) => id);
 
 /** Reciprocal rank fusion of ranked lists, one weight per list. */
 export function rrf(lists: readonly Ranked[], weights: readonly number[] = lists.map(() => 1), k = 60): string[] {
   const fused = new Map<string, number>();
   lists.forEach((list, j) => list.forEach(({ id }, i) => fused.set(id, (fused.get(id) ?? 0) + weights[j]! / (k + i + 1))));
-  return order(fused, appearance(lists));
+  return order(fused);
 }
 
 /** Weighted sum of per-list z-scores; an id a list lacks stands at that list's lowest score. */
 export function zFuse(lists: readonly Ranked[], weights: readonly number[]): string[] {
-  const ids = appearance(lists);
+  const ids = [...new Set(lists.flatMap((l) => l.map((x) => x.id)))];
   const fused = new Map(ids.map((id) => [id, 0]));
   lists.forEach((list, j) => {
     if (list.length === 0) return;
@@ -38,7 +39,7 @@ export function zFuse(lists: readonly Ranked[], weights: readonly number[]): str
     const lowest = Math.min(...scores);
     for (const id of ids) fused.set(id, fused.get(id)! + weights[j]! * (sd > 1e-12 ? ((of.get(id) ?? lowest) - mean) / sd : 0));
   });
-  return order(fused, ids);
+  return order(fused);
 }
 
 /** The rows `bench:quality` prints next to hybrid: the issue's outside comparisons. */

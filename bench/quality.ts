@@ -15,10 +15,11 @@
  * protocol: session-level recall_all@5/10 and ndcg_any@5/10 per method next to a stemmed BM25
  * baseline over the same sessions (Orama with the English stemmer and stop words, the way a
  * competent user sets it up) and, when both legs are measured, next to one-line fusions of the
- * legs' own top-100 episode lists computed outside the engine (outside-fusion.ts), the same per question type, turn-level recall from the `has_answer`
- * labels, and a reliability table of the hybrid and agentic scores on the wire (episodes and nested facts)
- * with the buckets that stray more than 0.1 and how many chance alone would leave so (reliability.ts),
- * and hybrid's best score on the half's abstention questions (no answer in memory).
+ * legs' own top-100 episode lists computed outside the engine (outside-fusion.ts); the same per
+ * question type, turn-level recall from the `has_answer` labels, and a reliability table of the
+ * hybrid and agentic scores on the wire (episodes and nested facts) with the buckets that stray
+ * more than 0.1 and how many chance alone would leave so (reliability.ts), and hybrid's best score
+ * on the half's abstention questions (no answer in memory).
  *
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]

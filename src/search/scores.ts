@@ -169,12 +169,12 @@ export type Knots = readonly (readonly [number, number])[];
  * does not change within a map. The same competition score means a different chance for an
  * episode, for the owner's own facts and passages, and for another
  * participant's words ("Mel replied: …"): a reply seldom repeats the question's words, yet when
- * one is shown it usually sits in the conversation that holds the answer (fit half: shown
- * passages with competition scores 0.3–0.9 were in an answer session 56–89 % of the time, the
- * owner's facts at those scores 34–74 %; `bench/calibrate.ts --protocol abc`, step 2). And episodes and facts of a conversation where only the
- * owner spoke (notes, a user's turns alone) are standardised among other populations than those
- * of a conversation with others, whose episodes are longer and whose facts compete with passages;
- * so each gets its own map (`shared_…` when someone else spoke).
+ * one is shown it usually sits in the conversation that holds the answer (fit half: shown passages
+ * with competition scores 0.3–0.9 were in an answer session 56–89 % of the time, the owner's facts
+ * at those scores 34–74 %; `bench/calibrate.ts --protocol abc`, step 2). And episodes and facts of
+ * a conversation where only the owner spoke (notes, a user's turns alone) are standardised among
+ * other populations than those of a conversation with others, whose episodes are longer and whose
+ * facts compete with passages; so each gets its own map (`shared_…` when someone else spoke).
  */
 export type WireMap = 'episode' | 'fact' | 'shared_episode' | 'shared_fact' | 'passage';
 
