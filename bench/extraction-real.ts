@@ -19,7 +19,11 @@
  *   - a verb left to the other speaker ("Sam would love to.");
  *   - a name read into a pronoun before a judgement: wrong where the "it" stands for what follows
  *     ("Africa is a global problem that …", "UV is also important to sign …"), right where it
- *     stands for the name ("Tikka Masala is always a favorite"); the pattern cannot tell them apart.
+ *     stands for the name ("Tikka Masala is always a favorite"); the pattern cannot tell them apart;
+ *   - a date put in a noun phrase's place ("in the on 2023-05-26" of "in the past 3 days", "a
+ *     pretty active on 2023-05-27", "on 2023-04-22 on 2023-05-22" of "… in 27 minutes");
+ *   - the line that introduced a list, left without it ("Some popular options include.");
+ *   - a pronoun in a title read as a person ("The Last of Sam and others Part II").
  *
  * A pattern can only count what it matches: these are floors on breakage, not its rate (and the
  * last one also counts facts that are right). Read the examples (`--show N`) before trusting a
@@ -52,6 +56,12 @@ const PATTERNS: Record<string, RegExp> = {
   'a verb left to the other speaker': /\bto\.$|(?<!\bto )\b(?:will|would|can|could|should|do|does|did)\.$/,
   // The rules spell out "it's" after a name they put in ("Hindi is", "Hindi has been"), so both forms count.
   'a name read into a pronoun before a judgement': /^(?!(?:It|Sam|Assistant|There|Here|This|That|What)\b)[A-Z]\w*(?: [A-Z]\w*)*(?:'s| is| has) (?:important|okay|ok|worth|been a|a good idea|hard|easy|amazing|interesting|fascinating|frustrating|really|so|just|always|also)\b/,
+  // "in the on 2023-05-26" (of "in the past 3 days"), "a on 2023-05-27", "on X on Y": a date put in a noun phrase's place.
+  'a date in a noun phrase\'s place': /\b(?:the|a|an|this|last|next|of) (?:on|in) (?:\d{4}|the week of|January|February|March|April|May|June|July|August|September|October|November|December)\b|\b(?:on|in) \d{4}(?:-\d\d){0,2} (?:on|in) (?:\d{4}|the week)/,
+  // "Some popular options include.", "… defined as follows.": the line before a list, without the list.
+  'a line that introduced a list, alone': /\b(?:include|includes|including|following|follows|such as|namely|(?:things|questions|features|activities|foods|places) like)\.$/,
+  // "The Last of Sam and others Part II": a pronoun in a title read as the speaker.
+  'a pronoun in a title read as a person': /\b[A-Z]\w* (?:of|and) (?:Sam|Assistant)(?: and others)? [A-Z]/,
 };
 
 const dataset = await loadDataset(values.data);

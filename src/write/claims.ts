@@ -180,6 +180,39 @@ interface Piece {
   space: string;
 }
 
+/** Prepositions a date phrase replaces together with its own ("on Friday" → "on 2026-12-04"). */
+const DATE_PREPOSITIONS = ['on', 'in', 'at', 'during'];
+/** Prepositions after which a date is written without its own ("since 2026-12-04", "of February 2026"). */
+const BARE_AFTER = new Set(['of', 'since', 'by', 'until', 'till', 'before', 'after', 'from', 'around', 'through', 'between', 'to', 'for', 'within']);
+/** A span counted back or ahead from the day it was said ("the past 3 days", "the next few months"). */
+const SPAN = /^(?:past|last|previous|next|coming|following)\s+(?:(?:\d+|few|couple|several|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:of\s+)?)?\w+$|^past\s+\w+$/i;
+
+/**
+ * How a date phrase goes into a claim, given the pieces written before it (which it may take
+ * away: its preposition, and an article between them): replaced by the absolute date as a person
+ * writes it ("on 2026-12-04"), or, inside a noun phrase, kept as said and followed by the date
+ * ("in the past 3 days (since 2026-11-27)", "has the weekend (2026-12-05) off"); after "that" or
+ * "those" the words point at a time named before, which this phrase does not hold.
+ */
+function datePlace(pieces: Piece[], date: ResolvedDate, now: number): { keep: boolean; note?: string; bare?: boolean; space?: string | undefined } {
+  const last = pieces[pieces.length - 1]?.text.toLowerCase();
+  const before = pieces[pieces.length - 2]?.text.toLowerCase();
+  if (last === 'that' || last === 'those' || last === 'these') return { keep: true };
+  let space: string | undefined;
+  if (last === 'the') {
+    if (SPAN.test(date.phrase)) return { keep: true, note: `${date.at < now ? 'since' : 'until'} ${date.precision === 'week' ? 'the ' : ''}${date.label}` };
+    if (!before || !DATE_PREPOSITIONS.includes(before)) return { keep: true, note: date.label };
+    space = pieces.pop()!.space; // "on the 22nd of April" → "on 2026-04-22"
+  } else if (last === 'this' || last === 'last' || last === 'next' || last === 'coming') {
+    space = pieces.pop()!.space; // "which I completed this June" → "completed in June 2026"
+  }
+  const prev = pieces[pieces.length - 1]?.text.toLowerCase();
+  if (prev && DATE_PREPOSITIONS.includes(prev)) space = pieces.pop()!.space;
+  // "the weekend of August 20th", "since last week": the preposition said stays, the date follows it bare.
+  else if (prev && BARE_AFTER.has(prev)) return { keep: false, bare: true, space };
+  return { keep: false, space };
+}
+
 /** Character offsets of each token in `join(tokens)`. */
 function offsets(tokens: readonly Token[]): number[] {
   const out: number[] = [];
@@ -297,6 +330,9 @@ function isContent(tokens: readonly Token[]): boolean {
   if (['this', 'that', 'these', 'those'].includes(first.lower) || ['this', 'that'].includes(last.lower)) return false; // points at words we do not hold
   // "I'd love to!", "I really will.", "Yes, I do": the verb is the other person's, left out.
   if (last.lower === 'to' || (last.pos === 'AUX' && BASE_AFTER.has(last.lower))) return false;
+  // "Some popular options include", "defined as follows": a line whose list was not kept with it.
+  if (/^(?:include|includes|including|following|follows|namely|as)$/.test(last.lower)) return false;
+  if (last.lower === 'like' && words[words.length - 2]?.pos === 'NOUN') return false; // "questions like"
   if (words.length <= 6 && words.some((w) => /^(thanks?|thank|perfect|awesome|congratulations|sorry)$/i.test(w.text))) return false;
   if (DISCOURSE.test(words.map((w) => w.lower).join(' '))) return false; // "Speaking of which" split from its clause
   // An instruction, also after a word that only softens or sequences it ("Now write …", "Please list …").
@@ -373,17 +409,26 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       // Replace the phrase (and its preposition) by the absolute date; a leading date moves to the end.
       let j = i;
       while (j < tokens.length && starts[j]! < date.end) j++;
-      const prev = pieces[pieces.length - 1];
-      if (prev && ['on', 'in', 'at', 'during'].includes(prev.text.toLowerCase())) pieces.pop();
-      if (pieces.length === 0) {
+      const said = datePlace(pieces, date, now);
+      if (said.keep) {
+        // Inside a noun phrase ("in the past 3 days", "the weekend off"): the words stay and the
+        // date follows them, or nothing does where "that" points at a time named before.
+        for (let k = i; k < j; k++) pieces.push({ text: tokens[k]!.text, space: tokens[k]!.space });
+        if (said.note) pieces.push({ text: `(${said.note})`, space: ' ' });
+      } else if (pieces.length === 0) {
         moved = spoken(date);
         if (tokens[j]?.text === ',') j++;
-      } else pieces.push({ text: spoken(date), space: prev && ['on', 'in', 'at', 'during'].includes(prev.text.toLowerCase()) ? prev.space : t.space });
+      } else pieces.push({ text: said.bare ? spoken(date).replace(/^(?:on|in) /, '') : spoken(date), space: said.space ?? t.space });
       i = j - 1;
       continue;
     }
     const lower = t.lower;
     let text = t.text;
+    // "The Last of Us", "Stephen King's It": a pronoun written with a capital inside a sentence is part of a title.
+    if (t.pos === 'PRON' && lower !== 'i' && i > 0 && /^\p{Lu}/u.test(t.text) && /^[\p{L}\p{N}]/u.test(tokens[i - 1]!.text)) {
+      pieces.push({ text, space: pieces.length ? t.space : '' });
+      continue;
+    }
     // Words quoted are kept as said: 'to say "I love you"' is no claim about who loves whom.
     if (QUOTES.has(t.text)) quoted = t.text === '“' ? true : t.text === '”' ? false : !quoted;
     if (quoted || (lower === 'i' && romanNumeral(tokens, i))) {

@@ -8,7 +8,9 @@
  * - "in 2019": a year;
  * - "last/next/this week": a week (starting Monday), not the day seven days away;
  * - a bare weekday ("on Friday") looks back in a sentence about the past and ahead otherwise;
- * - "next Monday" said on a Sunday is the Monday after tomorrow's, not tomorrow.
+ * - "next Monday" said on a Sunday is the Monday after tomorrow's, not tomorrow;
+ * - "a weekend in Austin", "the Sunday mass", "in 27 minutes", "a busy weekend" name no day, and
+ *   in "the weekend of August 20th" or "the last week of February" the date after "of" does.
  * Dates are computed in UTC: a message timestamp carries no time zone.
  */
 import * as chrono from 'chrono-node/en';
@@ -120,6 +122,12 @@ const CJK_WEEK_SHIFT: Record<string, number> = { 下: 7, 来: 7, 來: 7, 上: -7
 const AROUND = 40;
 /** Words before a month name that make it a date ("in June", "since March", "early May"). */
 const MONTH_LEAD = /\b(?:in|on|since|by|until|till|from|during|through|before|after|next|last|this|coming|early|late|mid|of|to|and|or|between)\s*$/i;
+/** A length of time shorter than a day ("27 minutes", "two hours"), with no word that names a day. */
+const SUB_DAY = /^(?!.*\b(?:today|tonight|tomorrow|yesterday|morning|afternoon|evening|night|day|days|week|weeks|month|months|year|years|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|august|september|october|november|december)\b).*\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs?)\b/i;
+/** A unit of time with nothing that places it but a date after it ("weekend", "the last week"). */
+const UNIT_ONLY = /^(?:the\s+)?(?:(?:this|last|next|first|second|third|fourth|final)\s+)?(?:weekend|week|month)$/i;
+/** What follows a unit that the date after it places ("… of August 20th", "… of February"). */
+const OF_DATE = /^\s+of\s+(?:the\s+)?(?:\d|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)/i;
 /** A time of day alone ("midnight", "at noon"): no day is named, and "the midnight sun" is none. */
 const TIME_WORD_ONLY = /^(?:at\s+)?(?:midnight|noon|midday)$/i;
 const WEEKDAY_ONLY = /^(?:on )?(?:this |next |last |coming )?(mon|tues|wednes|thurs|fri|satur|sun)day$/i;
@@ -145,6 +153,9 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
     add(make(text, m.index + m[0].length - m[1]!.length, m[1]!, Date.UTC(year, 0, 1), 'year'));
   }
   for (const m of text.matchAll(new RegExp(WEEK.source, 'gi'))) {
+    // "the last week of February" is February's; "this week's plan" is a noun's, as for chrono's phrases below.
+    const next = text.slice(m.index + m[0].length, m.index + m[0].length + AROUND);
+    if (OF_DATE.test(next) || /^['’]s\b/.test(next)) continue;
     const which = m[1]!.toLowerCase();
     const shift = which === 'last' ? -7 : which === 'this' ? 0 : 7;
     add(make(text, m.index, m[0], startOfWeek(now + shift * DAY), 'week'));
@@ -181,6 +192,16 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
     if (/\b(?:my|your|his|our|their|its)\s+$/i.test(before)) continue;
     // "every Sunday", "on Thursdays", "Thursday evenings" repeat; they name no one day.
     if (/\b(?:every|each)\s*$/i.test(before) || /^(?:s|\s+(?:mornings|afternoons|evenings|nights|weekends))\b/i.test(after)) continue;
+    // "the Sunday mass", "the Friday meeting": a weekday after "the" names a kind of thing, not a day.
+    if (WEEKDAY_ONLY.test(said) && /\bthe\s+$/i.test(before)) continue;
+    // "a weekend in Austin", "on a Saturday": one of many, no particular day.
+    if (/\b(?:a|an)\s+$/i.test(before)) continue;
+    // "in 27 minutes and 42 seconds", "for two hours": a length of time under a day names no day.
+    if (SUB_DAY.test(said) && !/\bago\b/i.test(said)) continue;
+    // "the weekend of August 20th": the unit is placed by the date after it, which is read on its own.
+    if (UNIT_ONLY.test(said) && OF_DATE.test(after)) continue;
+    // "a pretty active weekend", "a long weekend": a bare "weekend" is a date only where a word places it.
+    if (/^weekend$/i.test(said) && !/\b(?:the|this|on|over|at|during|for|until|till|by|since|before|after)\s+$/i.test(before)) continue;
     // Figures read as a date only where a person writes one: "on 5/12", "3/4/2021", not "1/2 cup" or "open 24/7".
     const phrase = said.trim();
     if ((BARE_NUMERIC.test(phrase) && !DATE_LEAD.test(before)) || DASHED_SHORT_YEAR.test(phrase)) continue;

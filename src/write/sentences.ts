@@ -5,6 +5,7 @@
  * `Intl.Segmenter` and kept whole: the rules rewrite English only.
  */
 import type { Language } from './language.js';
+import { foldLists } from './lists.js';
 
 export interface Token {
   /** As written. */
@@ -126,7 +127,7 @@ function cjkSentences(text: string): string[] {
 /** The sentences of a message, tagged. */
 export function analyse(text: string, language: Language): Sentence[] {
   const out: Sentence[] = [];
-  const lines = text.split(/\n+/).map((l) => l.trim().replace(/^[-*•]\s+/, '')).filter(Boolean);
+  const lines = foldLists(text.split(/\n+/).filter((l) => l.trim())).map((l) => l.replace(/^(?:[-*•]|\d{1,2}[.)])\s+/, '').replace(/\*\*/g, ''));
   for (const line of lines) {
     if (CJK.test(line)) {
       // Mixed lines keep their English parts tagged: each sentence is judged on its own.

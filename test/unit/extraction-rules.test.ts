@@ -10,6 +10,7 @@ import type { BufferedMessage } from '../../src/records.js';
 import { annotateDates, findDates } from '../../src/write/dates.js';
 import type { Segment } from '../../src/write/extraction.js';
 import { mergeProfile } from '../../src/write/profile-rules.js';
+import { foldLists } from '../../src/write/lists.js';
 import { createRulesExtractor } from '../../src/write/rules-extractor.js';
 import { hashEmbedderDouble } from '../support/hash-embedder.js';
 
@@ -176,6 +177,18 @@ describe('dates', () => {
     expect(day('We adopted her three years ago.')).toEqual(['2023']);
     expect(day('I fly out in a couple of weeks.')).toEqual(['2026-12-14']);
   });
+
+  it('reads no day into a length of time under a day, one of many, or a unit placed by the date after it', () => {
+    expect(day('I ran the 5K on the 22nd of April in 27 minutes and 42 seconds.')).toEqual(['2026-04-22']);
+    expect(day('I spent a weekend in Austin and a Saturday in Reno.')).toEqual([]);
+    expect(day('I went to the Sunday mass at St. Mary\'s.')).toEqual([]);
+    expect(day('I had a pretty active weekend last weekend.')).toEqual(['2026-11-29']);
+    expect(day('We plan a party for the weekend of August 20th.')).toEqual(['2027-08-20']);
+    expect(day('I shopped on eBay around the last week of February.')).toEqual(['2026-02']);
+    // …while the weekend placed by a word, and an hour counted back, still are dates.
+    expect(day('I had the weekend off.')).toEqual(['2026-11-28']);
+    expect(day('I got home two hours ago.')).toEqual(['2026-11-30']);
+  });
 });
 
 describe('CJK', () => {
@@ -234,6 +247,41 @@ describe('what is no fact', () => {
 
 describe('what real conversations break', () => {
   const facts = async (...messages: [role: 'user' | 'assistant', text: string][]) => (await createRulesExtractor().extract(segment(messages))).episodes[0]!.facts.map((f) => f.content);
+
+  it('writes a date inside a noun phrase beside its words, and one after a preposition without a second', async () => {
+    // A span counted back keeps its words and says where it starts; a date the phrase holds follows it.
+    expect(await facts(['user', 'I have gained 5 new followers in the past 3 days.'])).toEqual(['Maya has gained 5 new followers in the past 3 days (since 2026-11-27).']);
+    expect(await facts(['user', 'I have spent 50 hours playing games in the past month alone.'])).toEqual(['Maya has spent 50 hours playing games in the past month (since 2026-10) alone.']);
+    expect(await facts(['user', 'I had the weekend off, so I went hiking with Leo.'])).toEqual(['Maya had the weekend (2026-11-28) off.', 'Maya went hiking with Leo.']);
+    // An article or "this" / "last" between the preposition and the date goes with them.
+    expect(await facts(['user', 'I completed a 5K run on the 22nd of April in 27 minutes.'])).toEqual(['Maya completed a 5K run on 2026-04-22 in 27 minutes.']);
+    expect(await facts(['user', 'I helped out at a charity bake sale last December.'])).toEqual(['Maya helped out at a charity bake sale in December 2025.']);
+    // After "of", "since", "between": the date bare.
+    expect(await facts(['user', 'My flatmate suggested that we plan a party for the weekend of August 20th.'])).toEqual(["Maya's flatmate suggested that Maya and others plan a party for the weekend of 2026-08-20."]);
+    expect(await facts(['user', 'I remember shopping on eBay around the last week of February.'])).toEqual(['Maya remembers shopping on eBay around the last week of February 2026.']);
+    expect(await facts(['user', 'I have lived here since last week.'])).toEqual(['Maya has lived here since the week of 2026-11-23.']);
+    // "That weekend" points at a time named before: the words stay as said.
+    expect(await facts(['user', 'I went camping that weekend with my brother.'])).toEqual(['Maya went camping that weekend with Maya\'s brother.']);
+  });
+
+  it('reads a list under the line that introduces it as one sentence', async () => {
+    const lines = ['My favourite closet systems include:', '* The Container Store\'s Elfa system', '* **IKEA\'s PAX** wardrobes', '', 'I started with these tips:', '1. **Start small**: pick one shelf first.', '2. **Use bins**: clear ones show what is inside.'];
+    expect(await facts(['user', lines.join('\n')])).toEqual([
+      "Maya's favourite closet systems include The Container Store's Elfa system and IKEA's PAX wardrobes.",
+      'Maya started with these tips (Start small and Use bins).',
+      'Maya said that clear ones show what is inside.', // what an item says after its head is still read
+    ]);
+    // Items that are sentences of their own stay apart, and the line before them says what it says.
+    expect(foldLists(['I did three things:', '- I repainted the kitchen cabinets in a pale shade of green last spring', '- I sold the car'])).toEqual(['I did three things:', '- I repainted the kitchen cabinets in a pale shade of green last spring', '- I sold the car']);
+    expect(foldLists(['Options:', '- one'])).toEqual(['Options:', '- one']);
+    // A line whose list is not kept with it is no fact ("Some popular options include.").
+    for (const fact of await facts(['user', 'I asked my mentor questions like:\n- how she started her business and why she chose Lisbon for her office'])) expect(fact).not.toMatch(/like\.$/);
+    expect(await facts(['user', 'My reasons to travel include:\n- I learn how other people live and work\n- I sleep better on long train rides'])).toEqual(['Maya learns how other people live and work.', 'Maya sleeps better on long train rides.']);
+  });
+
+  it('keeps a pronoun written with a capital inside a title', async () => {
+    expect(await facts(['user', "We've been playing The Last of Us Part II every night."])).toEqual(['Maya and others have been playing The Last of Us Part II every night.']);
+  });
 
   it('leaves an "it" that stands for the clause after it as said', async () => {
     expect(await facts(['user', 'I visited Lisbon in May. I have heard that it is important to book the tram early. I think it is worth it.'])).toEqual([
