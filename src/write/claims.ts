@@ -5,7 +5,7 @@
  * Clauses that say nothing on their own (greetings, "That sounds lovely!", a pronoun with nothing
  * to stand for, a question, an instruction) give no claim: the episode keeps their words.
  */
-import { findDates, spoken, type ResolvedDate } from './dates.js';
+import { bareDate, findDates, spoken, type ResolvedDate } from './dates.js';
 import { INTERJECTIONS, Mentions, noteMentions } from './mentions.js';
 import { resolvePronouns, romanNumeral } from './pronouns.js';
 import type { Sentence, Token } from './sentences.js';
@@ -418,7 +418,7 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       } else if (pieces.length === 0) {
         moved = spoken(date);
         if (tokens[j]?.text === ',') j++;
-      } else pieces.push({ text: said.bare ? spoken(date).replace(/^(?:on|in) /, '') : spoken(date), space: said.space ?? t.space });
+      } else pieces.push({ text: said.bare ? bareDate(date) : spoken(date), space: said.space ?? t.space });
       i = j - 1;
       continue;
     }

@@ -67,13 +67,18 @@ function label(at: number, precision: Precision): string {
   return isoDate(at).slice(0, 4);
 }
 
+/** The date as a person writes it after a preposition of their own: "2026-12-14", "December 2026", "the week of 2026-12-07". */
+export function bareDate(date: Pick<ResolvedDate, 'at' | 'precision'>): string {
+  const d = new Date(date.at);
+  if (date.precision === 'day') return isoDate(date.at);
+  if (date.precision === 'week') return `the week of ${isoDate(date.at)}`;
+  if (date.precision === 'month') return `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  return String(d.getUTCFullYear());
+}
+
 /** The date as a person writes it in a sentence: "on 2026-12-14", "in December 2026". */
 export function spoken(date: Pick<ResolvedDate, 'at' | 'precision'>): string {
-  const d = new Date(date.at);
-  if (date.precision === 'day') return `on ${isoDate(date.at)}`;
-  if (date.precision === 'week') return `in the week of ${isoDate(date.at)}`;
-  if (date.precision === 'month') return `in ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
-  return `in ${d.getUTCFullYear()}`;
+  return `${date.precision === 'day' ? 'on' : 'in'} ${bareDate(date)}`;
 }
 
 function make(text: string, index: number, phrase: string, at: number, precision: Precision): ResolvedDate | null {

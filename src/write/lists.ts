@@ -25,8 +25,10 @@ function head(item: string): string | null {
   return words.length <= HEAD_WORDS && /\p{L}/u.test(named) ? named.trim() : null;
 }
 
-function listed(heads: string[]): string {
-  return heads.length === 1 ? heads[0]! : `${heads.slice(0, -1).join(', ')} and ${heads[heads.length - 1]}`;
+/** Words as a sentence lists them: "A", "A and B", "A, B and C". */
+export function listWords(words: readonly string[]): string {
+  if (words.length <= 1) return words[0] ?? '';
+  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
 }
 
 /**
@@ -52,7 +54,7 @@ export function foldLists(lines: readonly string[]): string[] {
     const lead = line.replace(/\s*:$/, '');
     // "… include IKEA and Elfa.", or the list in brackets ("Here are some tips (Start small and Use
     // bins)."): a colon would part the line from its list again when the sentence is cut into clauses.
-    out[out.length - 1] = RUNS_ON.test(line) ? `${lead} ${listed(heads)}.` : `${lead} (${listed(heads)}).`;
+    out[out.length - 1] = RUNS_ON.test(line) ? `${lead} ${listWords(heads)}.` : `${lead} (${listWords(heads)}).`;
   }
   return out;
 }

@@ -12,6 +12,7 @@ import { findDates, isoDate, spoken, type ResolvedDate } from './dates.js';
 import type { ExtractedCase, ExtractedEpisode, ExtractedForesight, ExtractedProfile, ExtractedStatement, Extraction, Extractor, Segment } from './extraction.js';
 import { buildEntityGraph } from './entity-graph.js';
 import { english, type Language } from './language.js';
+import { listWords } from './lists.js';
 import { Mentions, type Mention } from './mentions.js';
 import { LIST_FIELDS, namedBelonging, profileStatements, type ProfileHistoryEntry, type ProfileStatement } from './profile-rules.js';
 import { analyse, clip, escapeRegExp, singleSpaced, type Sentence, type Token } from './sentences.js';
@@ -26,11 +27,6 @@ const NEGATIVE = /\b(doesn['’]t work|didn['’]t work|not what I|wrong|useless
 
 function speakerName(message: BufferedMessage): string {
   return message.sender_name?.trim() || message.sender_id;
-}
-
-function listWords(words: string[]): string {
-  if (words.length <= 1) return words[0] ?? '';
-  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
 }
 
 /** What the rules read in one message. */
