@@ -66,7 +66,8 @@ function youPlural(tokens: readonly Token[], i: number): boolean {
 const SUBJECT_OPENERS = new Set(['my', 'our', 'his', 'her', 'their', 'the']);
 const NOMINAL_TAGS = new Set(['NOUN', 'PROPN', 'ADJ']);
 const PRESENT_FORMS = new Set(['am', 'are', "'re", "'m", 'ca', 'wo', "n't"]);
-const FUTURE = /\b(will|shall|going to|gonna|plan(?:ning)? to|planning on|intend to|intending to|hope to|hoping to|aim to|about to|scheduled|booked|want to|would like to|have to|need to|tomorrow|next)\b/i;
+/** Words of a plan. "going to" after a verb of liking or remembering is a place one goes ("I remember going to Rome"), no plan. */
+const FUTURE = /\b(will|shall|(?<!\b(?:remember|remembered|recall|recalled|miss|missed|love|loved|enjoy|enjoyed|like|liked|hate|hated|stopped|quit) )going to|gonna|plan(?:ning)? to|planning on|intend to|intending to|hope to|hoping to|aim to|about to|scheduled|booked|want to|would like to|have to|need to|tomorrow|next)\b/i;
 const SMALL_TALK = /^(thanks?|thank you|you['’]?re welcome|no problem|good (?:morning|night|evening|afternoon)|see you|bye|goodbye|sounds good|that sounds|that['’]?s (?:great|nice|lovely|awesome|cool|good|wonderful|amazing|fun|interesting|exciting|too bad|a shame|sad)|how (?:nice|lovely|cool|fun)|nice|great|cool|awesome|lovely|wonderful|me too|same here|of course|glad to hear|good to know|fingers crossed|(?:i )?(?:ca n['’]?t|can ?not|could n['’]?t) believe it|(?:i )?(?:gotta|got to|have to|need to|must) (?:go|run|dash|head out|head off|get going)|talk (?:to you )?(?:later|soon)|catch you (?:later|soon)|speak soon|ttyl|take care|(?:(?:it['’]?s|it was|so) )?(?:good|great|nice|lovely|happy|glad) to (?:see|hear from|meet|talk to|catch up with|chat with) you)\b/i;
 /** A greeting to the listener, however long ("It was so nice to hear from you again"): no fact about anyone. */
 const GREETING = /^(?:it['’]?s |it is |it was |it['’]?s been |it has been )?(?:so |really |very |always |such )?(?:good|great|nice|lovely|happy|glad|fun|a pleasure|a joy) to (?:see|hear from|meet|talk to|catch up with|chat with) you\b/i;
@@ -265,8 +266,9 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
       continue;
     }
     const tokens = subordinate ? stripped.slice(1) : stripped;
-    // Pronouns are resolved against what came before; the clause's own names count from the next clause.
-    const resolved = resolvePronouns(tokens, mentions, own);
+    // Pronouns are resolved against what came before (the clause's own names count from the next
+    // clause), but for a plural subject of the clause itself ("artists can share their work").
+    const resolved = resolvePronouns(tokens, mentions, own, speaker);
     noteMentions(tokens, speaker.name, mentions, speaker.listener);
     if (tokens.some((t) => FIRST_PERSON.has(t.lower) && t.pos !== 'PUNCT')) ownClauses.push(tokens);
     const claim = rewrite(tokens, speaker, now, resolved);

@@ -118,7 +118,12 @@ const DASHED_SHORT_YEAR = /^\d{1,2}([.-])\d{1,2}\1\d{2}$/;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const CJK_DATE = /[今明昨前后後来去上下本]|[日月年周週]|\d/u;
-const PAST = /\b(was|were|did|had|went|ago|last|yesterday|used to|been|met|saw|came|took|got|made|ran|left|bought|found|told|said|thought|felt|gave|began|wrote|flew|drove|ate|spent|lost|won|sent|kept|paid|heard|sat|caught|brought|taught|fell|knew|became|slept|swam|sang|rode|chose|broke|forgot|threw)\b|\b\w{3,}ed\b/i;
+/**
+ * Words of a sentence about the past. "I remember going to Universal Studios in March", "back when
+ * we lived in Ohio": a memory is told in the present tense, so remembering, recalling and "back
+ * when" count too.
+ */
+const PAST = /\b(was|were|did|had|went|ago|last|yesterday|used to|been|met|saw|came|took|got|made|ran|left|bought|found|told|said|thought|felt|gave|began|wrote|flew|drove|ate|spent|lost|won|sent|kept|paid|heard|sat|caught|brought|taught|fell|knew|became|slept|swam|sang|rode|chose|broke|forgot|threw)\b|\b\w{3,}ed\b|\b(?:remember|recall)(?:ing)? (?:\w+ )?\w{2,}ing\b|\b(?:remember|recall) when\b|\bback (?:when|then)\b/i;
 const WEEK = /\b(last|next|this|the following) week\b/i;
 /** "下周" / "来週" (next week), "上周" / "先週" (last week), "这周" / "今週" (this week). */
 const CJK_WEEK = /(下|上|这|這|本|今|来|來|先)(?:个|個)?(周|週|星期|礼拜|禮拜)(?![一二三四五六日天1-7])/gu;

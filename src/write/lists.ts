@@ -10,6 +10,12 @@
 const ITEM = /^\s*(?:[-*•]|\d{1,2}[.)]|[a-z][.)])\s+/i;
 /** The most words an item's head may have to be named in the sentence that introduces it. */
 const HEAD_WORDS = 8;
+/**
+ * The most heads one sentence names. A longer list is told in several sentences, each with the
+ * line that introduces it: every item is kept, and no fact grows with the list (20,000 items
+ * would otherwise make one claim of a quarter megabyte that names everything and answers nothing).
+ */
+const HEADS_PER_SENTENCE = 10;
 /** Words that open a sentence rather than a name. */
 const SUBJECT = /^(?:i|i'm|i've|i'd|i'll|we|you|he|she|they|it|my|our|your|his|her|their|this|that|there|these|those)$/i;
 /** A line's ending that the list completes without a colon ("… include IKEA, Elfa and …"). */
@@ -18,11 +24,31 @@ const RUNS_ON = /\b(?:include|includes|including|included|such as|like|are|is|we
 /** An item's head, without its mark and emphasis, or null when the item is too long to be one. */
 function head(item: string): string | null {
   const text = item.replace(ITEM, '').replace(/\*\*|__|`/g, '').trim();
-  const named = /^([^:]{1,80}):\s*\S/.exec(text)?.[1] ?? text.replace(/[.;,]+$/, '');
+  const labelled = /^([^:]{1,80}):\s*\S/.exec(text)?.[1];
+  const named = labelled ?? text.replace(/[.;,]+$/, '');
   const words = named.trim().split(/\s+/);
-  // "I sleep better on trains": an item that opens with a subject is a sentence, not a name.
-  if (named === text && SUBJECT.test(words[0]!)) return null;
+  // "I sleep better on trains.": an item that opens with a subject is a sentence, not a name.
+  if (labelled === undefined && SUBJECT.test(words[0]!)) return null;
   return words.length <= HEAD_WORDS && /\p{L}/u.test(named) ? named.trim() : null;
+}
+
+/**
+ * "They" opening what an item says after its head ("**Threadless**: They often have sales"). A head
+ * is read as one name, and "they" would be taken for the last plural named; "he" and "she" find
+ * the head already, "these" is most often a determiner ("These vaccines use …"), and "it" may stand
+ * for nothing ("It's important to …").
+ */
+const ITEM_SUBJECT = /^they\s+(?=\p{L})/iu;
+
+/** An item whose words after its head open with "they", said of the head: "- **Threadless**: They often have sales" is "- Threadless often have sales". */
+function headAsSubject(item: string): string {
+  const mark = ITEM.exec(item)?.[0] ?? '';
+  const text = item.slice(mark.length).replace(/\*\*|__|`/g, '').trim();
+  const labelled = /^([^:]{1,80}):\s*(\S.*)$/.exec(text);
+  if (!labelled || !ITEM_SUBJECT.test(labelled[2]!)) return item;
+  const name = labelled[1]!.trim();
+  if (name.split(/\s+/).length > HEAD_WORDS || !/\p{L}/u.test(name)) return item;
+  return `${mark}${name} ${labelled[2]!.replace(ITEM_SUBJECT, '')}`;
 }
 
 /** Words as a sentence lists them: "A", "A and B", "A, B and C". */
@@ -40,7 +66,7 @@ export function foldLists(lines: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
-    out.push(line);
+    out.push(ITEM.test(line) ? headAsSubject(line) : line);
     if (!line.endsWith(':') || ITEM.test(line)) continue;
     const heads: string[] = [];
     let j = i + 1;
@@ -54,7 +80,10 @@ export function foldLists(lines: readonly string[]): string[] {
     const lead = line.replace(/\s*:$/, '');
     // "… include IKEA and Elfa.", or the list in brackets ("Here are some tips (Start small and Use
     // bins)."): a colon would part the line from its list again when the sentence is cut into clauses.
-    out[out.length - 1] = RUNS_ON.test(line) ? `${lead} ${listWords(heads)}.` : `${lead} (${listWords(heads)}).`;
+    const told = (part: string[]) => (RUNS_ON.test(line) ? `${lead} ${listWords(part)}.` : `${lead} (${listWords(part)}).`);
+    const sentences: string[] = [];
+    for (let k = 0; k < heads.length; k += HEADS_PER_SENTENCE) sentences.push(told(heads.slice(k, k + HEADS_PER_SENTENCE)));
+    out[out.length - 1] = sentences.join(' ');
   }
   return out;
 }

@@ -10,9 +10,77 @@ import type { Token } from './sentences.js';
 
 const THIRD_PRONOUNS = new Set(['he', 'she', 'it', 'they', 'him', 'her', 'them', 'his', 'hers', 'its', 'their', 'theirs', 'himself', 'herself', 'itself', 'themselves']);
 const POSSESSIVE = new Set(['his', 'its', 'their', 'hers', 'theirs']);
+/** Object pronouns ("her" too, when it is no possessive). */
+const OBJECT = new Set(['him', 'her', 'them']);
+/** Subject pronouns; "it" is both, and left out: "it makes it easy" may be one thing. */
+const SUBJECT = new Set(['he', 'she', 'they']);
+
+/** The index of the subject pronoun whose verb the object pronoun at `i` follows ("they [really] loved them"), if any. */
+function objectOf(tokens: readonly Token[], i: number): number | undefined {
+  if (tokens[i - 1]?.pos !== 'VERB') return undefined;
+  let j = i - 2;
+  while (j >= 0 && ['AUX', 'ADV', 'PART'].includes(tokens[j]!.pos)) j--;
+  return j >= 0 && SUBJECT.has(tokens[j]!.lower) && tokens[j]!.pos === 'PRON' ? j : undefined;
+}
+
+/** Plural pronouns that may stand for their own clause's subject ("them" may not: "they loved them"). */
+const OF_SUBJECT = new Set(['they', 'their', 'theirs', 'themselves']);
+/** Plurals spelled without an -s. */
+const IRREGULAR_PLURALS = new Set(['people', 'children', 'men', 'women', 'folks']);
+
+/** A plural noun phrase that is the subject of a verb in a clause: where it is and the name it is said by. */
+export interface ClauseSubject {
+  at: number;
+  name: string;
+}
+
+/**
+ * The last plural noun before `before` that a verb follows ("sports organizations are using …",
+ * "artists can experiment …"): the subject that a "they" or "their" later in the same clause most
+ * often stands for ("… are using their influence"). Names registered for the segment count only
+ * from the next clause, so without this the pronoun went to the last plural named before the
+ * clause ("generations' influence"). `owner` and `listener` name "my" and "your" before the noun.
+ */
+export function pluralSubject(tokens: readonly Token[], before: number, owner: string, listener: string | null): ClauseSubject | null {
+  let found: ClauseSubject | null = null;
+  for (let i = 0; i < before; i++) {
+    const t = tokens[i]!;
+    if (t.pos !== 'NOUN' || !(IRREGULAR_PLURALS.has(t.lower) || (t.lower !== t.lemma.toLowerCase() && t.lower.endsWith('s')))) continue;
+    let j = i + 1;
+    while (j < before && tokens[j]!.pos === 'ADV') j++;
+    if (j >= before || (tokens[j]!.pos !== 'AUX' && tokens[j]!.pos !== 'VERB')) continue;
+    const previous = tokens[i - 1]?.lower;
+    const whose = previous === 'my' || previous === 'our' ? owner : previous === 'your' ? listener : null;
+    // "his friends", "their kids": whose they are is another pronoun's question.
+    if (previous === 'his' || previous === 'her' || previous === 'their' || previous === 'its' || (previous === 'your' && !listener)) continue;
+    const phrase = nounPhrase(tokens, i);
+    found = { at: i, name: whose ? `${whose}'s ${phrase}` : phrase };
+  }
+  return found;
+}
+
+/**
+ * The noun at `i` with the singular nouns and the hyphened words before it ("art forms", "decision-makers"),
+ * as written; a common noun capitalised only because it opens the sentence is lowered ("People may
+ * …" → "people's").
+ */
+function nounPhrase(tokens: readonly Token[], i: number): string {
+  let start = i;
+  while (start > 0) {
+    const previous = tokens[start - 1]!;
+    const joined = tokens[start]!.space === '' && (previous.text === '-' || tokens[start]!.text === '-');
+    // A modifier is a singular noun ("art forms", "law enforcement agencies"), capitalised only at the sentence's start.
+    const modifier = previous.pos === 'NOUN' && previous.lower === previous.lemma.toLowerCase() && (start - 1 === 0 || /^\p{Ll}/u.test(previous.text));
+    if (!joined && !modifier) break;
+    start--;
+  }
+  const text = tokens.slice(start, i + 1).map((t, k) => (k === 0 ? t.text : t.space + t.text)).join('');
+  const common = tokens[start]!.pos === 'NOUN' || (start === 0 && tokens[start]!.pos !== 'PROPN');
+  return common && /^\p{Lu}\p{Ll}*\b/u.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
+}
 
 /** The names the clause's third-person pronouns stand for, by token index; null when one stands for nothing. */
-export function resolvePronouns(tokens: readonly Token[], mentions: Mentions, exclude: ReadonlySet<string>): Map<number, string> | null {
+export function resolvePronouns(tokens: readonly Token[], mentions: Mentions, exclude: ReadonlySet<string>, speaker?: { name: string; listener: string | null }): Map<number, string> | null {
   const out = new Map<number, string>();
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
@@ -21,12 +89,17 @@ export function resolvePronouns(tokens: readonly Token[], mentions: Mentions, ex
     // stands for what follows is left as said.
     if (t.lower === 'it' && (dummyIt(tokens, i) || tokens[i - 1]?.lower === 'worth' || idiomIt(tokens, i))) continue;
     // "it" as in "it is raining" / "it was fun" stands for nothing; such a clause is no claim.
-    const m = mentions.resolve(t.lower, exclude);
+    const subject = speaker && OF_SUBJECT.has(t.lower) ? pluralSubject(tokens, i, speaker.name, speaker.listener) : null;
+    const m = subject ? { name: subject.name, plural: true, proper: false, kind: 'thing' as const } : mentions.resolve(t.lower, exclude);
     if (!m) return null;
     const possessive = POSSESSIVE.has(t.lower) || (t.lower === 'her' && ['NOUN', 'ADJ', 'PROPN', 'NUM'].includes(tokens[i + 1]?.pos ?? ''));
     // "their work" of "Sam's skills" is no "Sam's skills's work": a description is not declined again.
     if (possessive && !m.proper && m.kind === 'thing' && m.name.includes("'s ")) return null;
     out.set(i, possessive ? (m.plural && m.name.endsWith('s') ? `${m.name}'` : `${m.name}'s`) : m.name);
+    // "they loved them", "she called her": the subject and the object of one verb are two people
+    // or things (one would be "themselves"), so one name for both is a wrong reading. Only the
+    // verb right after the subject counts: in "he rallied his followers to join him" they are one.
+    if (OBJECT.has(t.lower) && !possessive && out.get(objectOf(tokens, i) ?? -1) === m.name) return null;
   }
   return out;
 }

@@ -279,6 +279,46 @@ describe('what real conversations break', () => {
     expect(await facts(['user', 'My reasons to travel include:\n- I learn how other people live and work\n- I sleep better on long train rides'])).toEqual(['Maya learns how other people live and work.', 'Maya sleeps better on long train rides.']);
   });
 
+  it('reads list items that are sentences as sentences, and tells a long list in sentences of ten', async () => {
+    // An item with its full stop that opens with a subject is a sentence, not a name.
+    expect(foldLists(['My reasons to travel include:', '- I sleep better on trains.', '- I meet new people.'])).toEqual(['My reasons to travel include:', '- I sleep better on trains.', '- I meet new people.']);
+    const items = Array.from({ length: 23 }, (_, i) => `- City ${i + 1}`);
+    const [lead] = foldLists(['Places I loved:', ...items]);
+    const told = lead!.split(/(?<=\.) /);
+    expect(told).toHaveLength(3);
+    for (const sentence of told) expect(sentence).toMatch(/^Places I loved \(City \d+(?:, City \d+)* and City \d+\)\.$/);
+    expect(told[0]!.match(/City \d+/g)).toHaveLength(10);
+    // Every item is named once, in order.
+    expect(lead!.match(/City \d+/g)).toEqual(items.map((item) => item.slice(2)));
+  });
+
+  it('reads "they" after a list item\'s head as the head', async () => {
+    const said = await facts(['assistant', 'Some shops with graphic tees:\n1. **Threadless**: They often have sales and discounts.\n2. **Redbubble**: They have a huge collection of designs.']);
+    expect(said).toContain('Threadless often have sales and discounts.');
+    expect(said).toContain('Redbubble have a huge collection of designs.');
+    expect(said.join(' ')).not.toMatch(/\b(?:Shops|Tees|Designs) (?:often )?ha/);
+  });
+
+  it('reads "their" after a plural subject of its own clause as that subject', async () => {
+    const said = await facts(['user', 'I read about the seasons. Sports organizations are using their influence to promote recycling. Decision-makers must often rely on heuristics to inform their choices.']);
+    expect(said).toContain("Sports organizations are using organizations' influence to promote recycling.");
+    expect(said.join(' ')).toMatch(/inform [Dd]ecision-makers' choices\./);
+    expect(said.join(' ')).not.toMatch(/seasons'/);
+  });
+
+  it('reads a remembered outing as the past, and "going to" after liking or remembering as no plan', async () => {
+    expect(await facts(['user', 'I remember going to Universal Studios with my family in March.'])).toEqual(["Maya remembers going to Universal Studios with Maya's family in March 2026."]);
+    const plan = await createRulesExtractor().extract(segment([['user', 'I am going to the concert in March.']]));
+    expect(plan.episodes[0]!.foresight.map((f) => f.content)).toEqual(['Maya is going to the concert in March 2027.']);
+  });
+
+  it('never reads the subject and the object of one verb as one pronoun\'s name', async () => {
+    const said = await facts(['user', 'My kids love the zoo. Last week I took the children to see the lions and they loved them.']);
+    expect(said.join(' ')).not.toMatch(/kids loved Maya's kids/);
+    // Across a verb of its own the two may be one: "he rallied his followers to join him".
+    expect(await facts(['user', 'My uncle Tom ran for mayor. He rallied his friends to join him.'])).toContain('Tom rallied Tom\'s friends to join Tom.');
+  });
+
   it('keeps a pronoun written with a capital inside a title', async () => {
     expect(await facts(['user', "We've been playing The Last of Us Part II every night."])).toEqual(['Maya and others have been playing The Last of Us Part II every night.']);
   });
