@@ -28,21 +28,15 @@ const OF_SUBJECT = new Set(['they', 'their', 'theirs', 'themselves']);
 /** Plurals spelled without an -s. */
 const IRREGULAR_PLURALS = new Set(['people', 'children', 'men', 'women', 'folks']);
 
-/** A plural noun phrase that is the subject of a verb in a clause: where it is and the name it is said by. */
-export interface ClauseSubject {
-  at: number;
-  name: string;
-}
-
 /**
- * The last plural noun before `before` that a verb follows ("sports organizations are using …",
+ * The name of the last plural noun before `before` that a verb follows ("sports organizations are using …",
  * "artists can experiment …"): the subject that a "they" or "their" later in the same clause most
  * often stands for ("… are using their influence"). Names registered for the segment count only
  * from the next clause, so without this the pronoun went to the last plural named before the
  * clause ("generations' influence"). `owner` and `listener` name "my" and "your" before the noun.
  */
-export function pluralSubject(tokens: readonly Token[], before: number, owner: string, listener: string | null): ClauseSubject | null {
-  let found: ClauseSubject | null = null;
+function pluralSubject(tokens: readonly Token[], before: number, owner: string, listener: string | null): string | null {
+  let found: string | null = null;
   for (let i = 0; i < before; i++) {
     const t = tokens[i]!;
     if (t.pos !== 'NOUN' || !(IRREGULAR_PLURALS.has(t.lower) || (t.lower !== t.lemma.toLowerCase() && t.lower.endsWith('s')))) continue;
@@ -54,7 +48,7 @@ export function pluralSubject(tokens: readonly Token[], before: number, owner: s
     // "his friends", "their kids": whose they are is another pronoun's question.
     if (previous === 'his' || previous === 'her' || previous === 'their' || previous === 'its' || (previous === 'your' && !listener)) continue;
     const phrase = nounPhrase(tokens, i);
-    found = { at: i, name: whose ? `${whose}'s ${phrase}` : phrase };
+    found = whose ? `${whose}'s ${phrase}` : phrase;
   }
   return found;
 }
@@ -90,7 +84,7 @@ export function resolvePronouns(tokens: readonly Token[], mentions: Mentions, ex
     if (t.lower === 'it' && (dummyIt(tokens, i) || tokens[i - 1]?.lower === 'worth' || idiomIt(tokens, i))) continue;
     // "it" as in "it is raining" / "it was fun" stands for nothing; such a clause is no claim.
     const subject = speaker && OF_SUBJECT.has(t.lower) ? pluralSubject(tokens, i, speaker.name, speaker.listener) : null;
-    const m = subject ? { name: subject.name, plural: true, proper: false, kind: 'thing' as const } : mentions.resolve(t.lower, exclude);
+    const m = subject ? { name: subject, plural: true, proper: false, kind: 'thing' as const } : mentions.resolve(t.lower, exclude);
     if (!m) return null;
     const possessive = POSSESSIVE.has(t.lower) || (t.lower === 'her' && ['NOUN', 'ADJ', 'PROPN', 'NUM'].includes(tokens[i + 1]?.pos ?? ''));
     // "their work" of "Sam's skills" is no "Sam's skills's work": a description is not declined again.
