@@ -21,10 +21,20 @@ const SUBJECT = /^(?:i|i'm|i've|i'd|i'll|we|you|he|she|they|it|my|our|your|his|h
 /** A line's ending that the list completes without a colon ("… include IKEA, Elfa and …"). */
 const RUNS_ON = /\b(?:include|includes|including|included|such as|like|are|is|were|was|be|by|with|to|from|following|follows|as follows|namely|e\.g\.)\s*:$/i;
 
+/**
+ * A list item read apart: its mark, its text without mark and emphasis, and, for "head: rest"
+ * ("**Start small**: pick one room"), the words before its own colon and those after.
+ */
+function itemParts(item: string): { mark: string; text: string; label?: string; rest?: string } {
+  const mark = ITEM.exec(item)?.[0] ?? '';
+  const text = item.slice(mark.length).replace(/\*\*|__|`/g, '').trim();
+  const labelled = /^([^:]{1,80}):\s*(\S[\s\S]*)$/.exec(text);
+  return labelled ? { mark, text, label: labelled[1]!, rest: labelled[2]! } : { mark, text };
+}
+
 /** An item's head, without its mark and emphasis, or null when the item is too long to be one. */
 function head(item: string): string | null {
-  const text = item.replace(ITEM, '').replace(/\*\*|__|`/g, '').trim();
-  const labelled = /^([^:]{1,80}):\s*\S/.exec(text)?.[1];
+  const { text, label: labelled } = itemParts(item);
   const named = labelled ?? text.replace(/[.;,]+$/, '');
   const words = named.trim().split(/\s+/);
   // "I sleep better on trains.": an item that opens with a subject is a sentence, not a name.
@@ -42,13 +52,10 @@ const ITEM_SUBJECT = /^they\s+(?=\p{L})/iu;
 
 /** An item whose words after its head open with "they", said of the head: "- **Threadless**: They often have sales" is "- Threadless often have sales". */
 function headAsSubject(item: string): string {
-  const mark = ITEM.exec(item)?.[0] ?? '';
-  const text = item.slice(mark.length).replace(/\*\*|__|`/g, '').trim();
-  const labelled = /^([^:]{1,80}):\s*(\S.*)$/.exec(text);
-  if (!labelled || !ITEM_SUBJECT.test(labelled[2]!)) return item;
-  const name = labelled[1]!.trim();
-  if (name.split(/\s+/).length > HEAD_WORDS || !/\p{L}/u.test(name)) return item;
-  return `${mark}${name} ${labelled[2]!.replace(ITEM_SUBJECT, '')}`;
+  const { mark, rest } = itemParts(item);
+  if (rest === undefined || !ITEM_SUBJECT.test(rest)) return item;
+  const name = head(item);
+  return name === null ? item : `${mark}${name} ${rest.replace(ITEM_SUBJECT, '')}`;
 }
 
 /** Words as a sentence lists them: "A", "A and B", "A, B and C". */
@@ -66,8 +73,9 @@ export function foldLists(lines: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
-    out.push(ITEM.test(line) ? headAsSubject(line) : line);
-    if (!line.endsWith(':') || ITEM.test(line)) continue;
+    const isItem = ITEM.test(line);
+    out.push(isItem ? headAsSubject(line) : line);
+    if (!line.endsWith(':') || isItem) continue;
     const heads: string[] = [];
     let j = i + 1;
     for (; j < lines.length && ITEM.test(lines[j]!); j++) {
@@ -80,7 +88,8 @@ export function foldLists(lines: readonly string[]): string[] {
     const lead = line.replace(/\s*:$/, '');
     // "… include IKEA and Elfa.", or the list in brackets ("Here are some tips (Start small and Use
     // bins)."): a colon would part the line from its list again when the sentence is cut into clauses.
-    const told = (part: string[]) => (RUNS_ON.test(line) ? `${lead} ${listWords(part)}.` : `${lead} (${listWords(part)}).`);
+    const runsOn = RUNS_ON.test(line);
+    const told = (part: string[]) => (runsOn ? `${lead} ${listWords(part)}.` : `${lead} (${listWords(part)}).`);
     const sentences: string[] = [];
     for (let k = 0; k < heads.length; k += HEADS_PER_SENTENCE) sentences.push(told(heads.slice(k, k + HEADS_PER_SENTENCE)));
     out[out.length - 1] = sentences.join(' ');

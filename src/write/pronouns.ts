@@ -36,21 +36,24 @@ const IRREGULAR_PLURALS = new Set(['people', 'children', 'men', 'women', 'folks'
  * clause ("generations' influence"). `owner` and `listener` name "my" and "your" before the noun.
  */
 function pluralSubject(tokens: readonly Token[], before: number, owner: string, listener: string | null): string | null {
-  let found: string | null = null;
+  let found = -1;
   for (let i = 0; i < before; i++) {
     const t = tokens[i]!;
     if (t.pos !== 'NOUN' || !(IRREGULAR_PLURALS.has(t.lower) || (t.lower !== t.lemma.toLowerCase() && t.lower.endsWith('s')))) continue;
     let j = i + 1;
     while (j < before && tokens[j]!.pos === 'ADV') j++;
     if (j >= before || (tokens[j]!.pos !== 'AUX' && tokens[j]!.pos !== 'VERB')) continue;
-    const previous = tokens[i - 1]?.lower;
-    const whose = previous === 'my' || previous === 'our' ? owner : previous === 'your' ? listener : null;
     // "his friends", "their kids": whose they are is another pronoun's question.
+    const previous = tokens[i - 1]?.lower;
     if (previous === 'his' || previous === 'her' || previous === 'their' || previous === 'its' || (previous === 'your' && !listener)) continue;
-    const phrase = nounPhrase(tokens, i);
-    found = whose ? `${whose}'s ${phrase}` : phrase;
+    found = i;
   }
-  return found;
+  if (found < 0) return null;
+  // Only the last subject is named: its phrase is read once.
+  const previous = tokens[found - 1]?.lower;
+  const whose = previous === 'my' || previous === 'our' ? owner : previous === 'your' ? listener : null;
+  const phrase = nounPhrase(tokens, found);
+  return whose ? `${whose}'s ${phrase}` : phrase;
 }
 
 /**
