@@ -57,6 +57,10 @@ async function withMemory<T>(name: string, work: (memory: Awaited<ReturnType<typ
 }
 
 /** The ids each probe's hybrid search answers with, in order (the answers' timestamps differ between memories). */
+/** When the notes (one a second) and the late record were written. */
+const NOTES_FROM = Date.UTC(2026, 0, 5, 9);
+const LATE_AT = NOTES_FROM + 3_600_000;
+
 async function hybrid(memory: Awaited<ReturnType<typeof createMemory>>): Promise<string[][]> {
   const out: string[][] = [];
   for (const query of PROBES) {
@@ -69,7 +73,10 @@ async function hybrid(memory: Awaited<ReturnType<typeof createMemory>>): Promise
 async function scenario(): Promise<SnapshotScenario> {
   const name = `snapshot-${Date.now()}`;
   const control = `${name}-control`;
-  const notes = Array.from({ length: 60 }, (_, i) => ({ id: `note-${i}`, title: `${WORDS[i % 10]} ${WORDS[(i * 3) % 10]}`, content: `About the ${WORDS[(i * 7) % 10]} and the ${WORDS[(i + 4) % 10]}, note ${i}.` }));
+  // Fixed timestamps: records of equal score go newest first, so notes stamped by the clock as
+  // they are written would order ties by how many fell in one millisecond, which differs between
+  // this memory and the control.
+  const notes = Array.from({ length: 60 }, (_, i) => ({ id: `note-${i}`, title: `${WORDS[i % 10]} ${WORDS[(i * 3) % 10]}`, content: `About the ${WORDS[(i * 7) % 10]} and the ${WORDS[(i + 4) % 10]}, note ${i}.`, timestamp: NOTES_FROM + i * 1000 }));
   const first = await withMemory(name, async (memory) => {
     for (const n of notes) await memory.upsertKnowledge({ user_id: USER, ...n });
     return hybrid(memory);
@@ -78,7 +85,7 @@ async function scenario(): Promise<SnapshotScenario> {
   const reopened = await withMemory(name, async (memory) => {
     const answers = await hybrid(memory);
     // Written while a snapshot exists: the close keeps a snapshot that holds it.
-    await memory.upsertKnowledge({ user_id: USER, id: 'late', title: 'zebra crossing', content: 'The zebra crossing by the airport.' });
+    await memory.upsertKnowledge({ user_id: USER, id: 'late', title: 'zebra crossing', content: 'The zebra crossing by the airport.', timestamp: LATE_AT });
     return answers;
   });
   const afterEngineWrite = await look(name);
@@ -98,7 +105,7 @@ async function scenario(): Promise<SnapshotScenario> {
 
   const controlAnswers = await withMemory(control, async (memory) => {
     for (const n of notes) await memory.upsertKnowledge({ user_id: USER, ...n });
-    await memory.upsertKnowledge({ user_id: USER, id: 'late', title: 'zebra crossing again', content: 'The zebra crossing by the airport.' });
+    await memory.upsertKnowledge({ user_id: USER, id: 'late', title: 'zebra crossing again', content: 'The zebra crossing by the airport.', timestamp: LATE_AT });
     return hybrid(memory);
   });
   await deleteIndexedDbMemory(name);
