@@ -12,14 +12,16 @@
  * `npx tsx bench/calibrate-cv.ts --prior FILE` (FILE from `npx tsx bench/calibrate.ts --protocol abc
  * --haystack all --dump-prior FILE`) does the same for the population prior (`WIRE_PRIOR`): with
  * the knots in use, it fits each form of the prior on one side (none; one slope per map on
- * ln(reference / population); that and a square term) and reads the other side's tables per
- * haystack and kind, with the held-out log loss.
+ * ln(reference / population); that and a square term; that and the slope below the range,
+ * `few`, as in use) and reads the other side's tables per haystack and kind, with the held-out
+ * log loss. Below the range (the few haystack) the first three forms count a population as the
+ * range's least, as the wire did before `few`.
  */
 import { readFileSync } from 'node:fs';
 import { throughKnots, WIRE_PRIOR } from '../src/search/scores.js';
 import { isotonicKnots, MIN_PER_KNOT, type Sample } from './isotonic.js';
 import { fnv1a } from './longmemeval.js';
-import { fitOffset, lever, logit, sigmoid, type PriorSample } from './prior-fit.js';
+import { fewLever, fitOffset, lever, logit, sigmoid, type PriorSample } from './prior-fit.js';
 
 const priorMode = process.argv[2] === '--prior';
 const file = process.argv[priorMode ? 3 : 2];
@@ -56,12 +58,13 @@ if (priorMode) {
   const samples: PriorSample[] = JSON.parse(readFileSync(file, 'utf8'));
   const forms: { name: string; features: (s: PriorSample) => number[] }[] = [
     { name: 'none', features: () => [] },
-    { name: 'slope (in use)', features: (s) => [lever(s, WIRE_PRIOR)] },
+    { name: 'slope', features: (s) => [lever(s, WIRE_PRIOR)] },
     { name: 'slope + square', features: (s) => [lever(s, WIRE_PRIOR), lever(s, WIRE_PRIOR) ** 2] },
+    { name: 'slope + few (in use)', features: (s) => [lever(s, WIRE_PRIOR), fewLever(s, WIRE_PRIOR)] },
   ];
   const maps = [...new Set(samples.map((s) => s.map))];
   const haystacks = [...new Set(samples.map((s) => s.haystack))];
-  console.log('form               held-out log loss   buckets off by > 0.1 (of those with >= 15 items), per haystack and kind');
+  console.log('form                  held-out log loss   buckets off by > 0.1 (of those with >= 15 items), per haystack and kind');
   for (const form of forms) {
     const cells = new Map<string, { off: number; counted: number }>();
     let loss = 0;
@@ -89,7 +92,7 @@ if (priorMode) {
     const keys = haystacks.flatMap((h) => [`${h}/episodes`, `${h}/facts`]).filter((k) => cells.has(k));
     const total = keys.reduce((a, k) => a + cells.get(k)!.off, 0);
     const of = keys.reduce((a, k) => a + cells.get(k)!.counted, 0);
-    console.log(`${form.name.padEnd(18)} ${loss.toFixed(1).padStart(10)}          ${keys.map((k) => `${k} ${cells.get(k)!.off}/${cells.get(k)!.counted}`).join('  ')}  (all: ${total} of ${of})`);
+    console.log(`${form.name.padEnd(21)} ${loss.toFixed(1).padStart(10)}          ${keys.map((k) => `${k} ${cells.get(k)!.off}/${cells.get(k)!.counted}`).join('  ')}  (all: ${total} of ${of})`);
   }
   process.exit(0);
 }

@@ -14,15 +14,17 @@
  *      competition score to the chance a shown item stands for;
  *   3. `WIRE_PRIOR` (with `--haystack all`): per wire map, the slope of the log-odds a shown item
  *      gains as the number of units the query weighed falls (a logistic regression with the
- *      knots' log-odds as a fixed offset), over LongMemEval's haystack and the two of
+ *      knots' log-odds as a fixed offset), over LongMemEval's haystack and two of
  *      `bench:quality --haystack` (personal: about 24 chats about one life; days: those chats three
- *      to a conversation, about 8). Steps 1 and 2 fit LongMemEval's own haystack only.
+ *      to a conversation, about 8); and below that range (`few`), on the third (few: a memory of
+ *      one to five chats), with the range's prior in the offset (`--haystack few` fits that slope
+ *      alone, the rest as in use). Steps 1 and 2 fit LongMemEval's own haystack only.
  *
  * Ranking does not change with any of them; run it again after changing step 1's constants, since
  * step 2 is fitted on the scores they give, and step 3 on step 2's. `npm run bench:quality` checks
  * the wire on the other half.
  *
- *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--haystack full|personal|days|all]
+ *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--haystack full|personal|days|few|all]
  *                              [--limit N | --limit a=N,b=M] [--dump FILE] [--dump-prior FILE]
  *
  * Data: LongMemEval-S (cleaned, MIT licence) at ../shared/data/longmemeval_s_dedup.json.gz; see
@@ -30,15 +32,15 @@
  */
 import { parseArgs } from 'node:util';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
-import { priorShift, shiftOdds, throughKnots, WIRE_KNOTS, WIRE_PRIOR, type Knots, type WireMap } from '../src/search/scores.js';
+import { priorShift, shiftOdds, throughKnots, WIRE_KNOTS, WIRE_PRIOR, type Knots, type WireMap, type WirePrior } from '../src/search/scores.js';
 import { isotonicKnots, type Sample } from './isotonic.js';
-import { fitOffset, lever, sigmoid, type PriorSample } from './prior-fit.js';
+import { fewLever, fitOffset, lever, sigmoid, withinRange, type PriorSample } from './prior-fit.js';
 import { haystackMemory, holdsAnswer, isAbstention, loadDataset, questionHalf, type Haystack, type Protocol } from './longmemeval.js';
 
 const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' }, dump: { type: 'string' }, 'dump-prior': { type: 'string' }, haystack: { type: 'string', default: 'full' } } });
-const HAYSTACKS: Record<string, Haystack[]> = { full: ['full'], personal: ['personal'], days: ['days'], all: ['full', 'personal', 'days'] };
+const HAYSTACKS: Record<string, Haystack[]> = { full: ['full'], personal: ['personal'], days: ['days'], few: ['few'], all: ['full', 'personal', 'days', 'few'] };
 const haystacks = HAYSTACKS[values.haystack!];
-if (!haystacks) throw new Error(`--haystack must be full, personal, days or all, not ${values.haystack}`);
+if (!haystacks) throw new Error(`--haystack must be full, personal, days, few or all, not ${values.haystack}`);
 const BY_FLAG: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['other'], both: ['user', 'all'], abc: ['user', 'all', 'other'] };
 const protocols = BY_FLAG[values.protocol!];
 if (!protocols) throw new Error(`--protocol must be a, b, c, both or abc, not ${values.protocol}`);
@@ -181,32 +183,46 @@ if (knotLines.length) console.log(`WIRE_KNOTS = {\n${knotLines.join('\n')}\n}   
 
 // Step 3: the prior of the population (`WIRE_PRIOR`), per map, over every haystack asked for,
 // with the knots in use: a logistic regression of the label on ln(reference / population) with
-// the knots' log-odds as a fixed offset (one slope per map; prior-fit.ts). `bench/calibrate-cv.ts
-// --prior FILE` compares this form with none and with a square term, inside the fit half.
-if (haystacks.length > 1) {
-  const populations = priorSamples.map((s) => s.population);
-  const least = Math.min(...populations);
-  const most = Math.max(...populations);
-  const reference = fullPopulations.length
-    ? Math.round(Math.exp(fullPopulations.reduce((a, n) => a + Math.log(n), 0) / fullPopulations.length))
-    : WIRE_PRIOR.reference;
-  const prior = { reference, least, most, slope: { ...WIRE_PRIOR.slope } };
-  const slopes: string[] = [];
+// the knots' log-odds as a fixed offset (one slope per map; prior-fit.ts), fitted on the haystacks
+// of LongMemEval's populations (full, personal, days) when two or more are asked for. With the
+// few haystack, the slope below that range (`few`) is fitted on it the same way, that prior (or,
+// without those haystacks, the one in use) taken into the offset. `bench/calibrate-cv.ts --prior
+// FILE` compares these forms with none and with a square term, inside the fit half.
+const ranged = priorSamples.filter((s) => s.haystack !== 'few');
+const fewSamples = priorSamples.filter((s) => s.haystack === 'few');
+const fitsRange = new Set(ranged.map((s) => s.haystack)).size > 1;
+if (fitsRange || fewSamples.length) {
+  const prior: WirePrior = { ...WIRE_PRIOR, slope: { ...WIRE_PRIOR.slope }, few: { ...WIRE_PRIOR.few } };
+  if (fitsRange) {
+    const populations = ranged.map((s) => s.population);
+    prior.least = Math.min(...populations);
+    prior.most = Math.max(...populations);
+    if (fullPopulations.length) prior.reference = Math.round(Math.exp(fullPopulations.reduce((a, n) => a + Math.log(n), 0) / fullPopulations.length));
+  }
+  const table = (part: PriorSample[], p: (s: PriorSample) => number) => bucketTable(part.map((s) => ({ x: p(s), label: s.label })), (x) => x);
   for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
-    const list = priorSamples.filter((s) => s.map === map);
-    if (list.length === 0) continue;
-    const { weights: [g], errors: [error] } = fitOffset(list, (s) => [lever(s, prior)]);
-    prior.slope[map] = r4(g!);
-    slopes.push(`${map}: ${r4(g!)}`);
-    console.log(`\nstep 3, map ${map}: slope ${r4(g!)} (standard error ${r4(error!)}), ${list.length} shown items`);
+    const list = ranged.filter((s) => s.map === map);
+    if (fitsRange && list.length) {
+      const { weights: [g], errors: [error] } = fitOffset(list, (s) => [lever(s, prior)]);
+      prior.slope[map] = r4(g!);
+      console.log(`\nstep 3, map ${map}: slope ${r4(g!)} (standard error ${r4(error!)}), ${list.length} shown items`);
+    }
+    const few = fewSamples.filter((s) => s.map === map);
+    if (few.length) {
+      const { weights: [g], errors: [error] } = fitOffset(few.map((s) => withinRange(s, prior)), (s) => [fewLever(s, prior)]);
+      prior.few[map] = r4(g!);
+      console.log(`\nstep 3, map ${map}: below ${prior.least} units, slope ${r4(g!)} (standard error ${r4(error!)}), ${few.length} shown items of the few haystack`);
+    }
     for (const haystack of haystacks) {
-      const part = list.filter((s) => s.haystack === haystack);
+      const part = [...list, ...few].filter((s) => s.haystack === haystack);
       if (part.length === 0) continue;
       const ns = part.map((s) => s.population);
       console.log(`  ${haystack} haystack, populations ${Math.min(...ns)}–${Math.max(...ns)}: ${part.length} items`);
-      console.log(`  bucket     mean   hit    n   (knots alone)\n${bucketTable(part.map((s) => ({ x: s.p, label: s.label })), (x) => x)}`);
-      console.log(`  bucket     mean   hit    n   (with the fitted prior)\n${bucketTable(part.map((s) => ({ x: shiftOdds(s.p, priorShift(map, s.population, prior)), label: s.label })), (x) => x)}`);
+      console.log(`  bucket     mean   hit    n   (knots alone)\n${table(part, (s) => s.p)}`);
+      if (haystack === 'few') console.log(`  bucket     mean   hit    n   (with the prior of the least population)\n${table(part, (s) => withinRange(s, prior).p)}`);
+      console.log(`  bucket     mean   hit    n   (with the fitted prior)\n${table(part, (s) => shiftOdds(s.p, priorShift(map, s.population, prior)))}`);
     }
   }
-  console.log(`\nWIRE_PRIOR = { reference: ${reference}, least: ${least}, most: ${most}, slope: { ${slopes.join(', ')} } }   (fitted with the current WIRE_KNOTS)`);
+  const each = (slopes: Record<WireMap, number>) => Object.entries(slopes).map(([map, x]) => `${map}: ${x}`).join(', ');
+  console.log(`\nWIRE_PRIOR = { reference: ${prior.reference}, least: ${prior.least}, most: ${prior.most}, slope: { ${each(prior.slope)} }, few: { ${each(prior.few)} } }   (fitted with the current WIRE_KNOTS${fitsRange ? '' : '; reference, range and slopes as in use'})`);
 }

@@ -141,20 +141,36 @@ export function protocolTurns(dataset: Dataset, sessionId: string, protocol: Pro
  * (one after another, dated as the first): each conversation then runs over several topics, as a
  * day's talk between two people does, so a conversation's text and its vector no longer say what
  * it is about, and only its sentences tell the evidence apart. A stored conversation counts for
- * every session it holds.
+ * every session it holds. `few`: a memory just begun, of one to `FEW_MOST` personal chats (how many
+ * is fixed per question by a hash of its id): its answer sessions and the personal chats next to
+ * them in the haystack's order, a new user's first conversations, about the same kinds of things;
+ * a question with more answer sessions than that keeps them all.
  */
-export type Haystack = 'full' | 'personal' | 'days';
+export type Haystack = 'full' | 'personal' | 'days' | 'few';
 
 /** How many personal chats make one stored conversation under `--haystack days`. */
 export const DAY_SESSIONS = 3;
+
+/** How many conversations a `--haystack few` memory holds at most, unless its answer sessions are more. */
+export const FEW_MOST = 5;
 
 export function inHaystack(sessionId: string, haystack: Haystack): boolean {
   return haystack === 'full' || !/^(?:sharegpt|ultrachat)_/.test(sessionId);
 }
 
+/** The haystack session indices a `few` memory holds, in order: the answer sessions and the personal chats next to them. */
+function fewSessions(q: Question, kept: readonly number[]): number[] {
+  const answers = kept.filter((i) => q.answer_session_ids.includes(q.haystack_session_ids[i]!));
+  const size = Math.max(answers.length, 1 + (fnv1a(`${q.question_id}#few`) % FEW_MOST));
+  const distance = (i: number) => Math.min(...answers.map((a) => Math.abs(a - i)));
+  const others = kept.filter((i) => !answers.includes(i)).sort((x, y) => distance(x) - distance(y) || x - y);
+  return [...answers, ...others.slice(0, size - answers.length)].sort((x, y) => x - y);
+}
+
 /** The stored conversations of a question's memory: each a list of haystack session indices, in order. */
 export function haystackGroups(q: Question, haystack: Haystack): number[][] {
   const kept = q.haystack_session_ids.flatMap((id, i) => (inHaystack(id, haystack) ? [i] : []));
+  if (haystack === 'few') return fewSessions(q, kept).map((i) => [i]);
   if (haystack !== 'days') return kept.map((i) => [i]);
   const groups: number[][] = [];
   for (let at = 0; at < kept.length; at += DAY_SESSIONS) groups.push(kept.slice(at, at + DAY_SESSIONS));

@@ -3,7 +3,7 @@
  * `bench/calibrate.ts`, which fits the slopes in use (its step 3), and `bench/calibrate-cv.ts
  * --prior`, which compares forms of the prior by cross-validation inside the fit half.
  */
-import { priorShift, type WireMap, type WirePrior } from '../src/search/scores.js';
+import { priorShift, shiftOdds, type WireMap, type WirePrior } from '../src/search/scores.js';
 import type { Haystack, Protocol } from './longmemeval.js';
 
 /** One shown item: what its knots alone made of it, whether its session holds the answer, how many units its query weighed. */
@@ -17,9 +17,21 @@ export interface PriorSample {
   protocol: Protocol;
 }
 
+const EACH = (x: number): Record<WireMap, number> => ({ episode: x, fact: x, shared_episode: x, shared_fact: x, passage: x });
+
 /** ln(reference / population), the population clamped to the prior's range: the prior's shift at a slope of 1. */
-export function lever(s: PriorSample, range: Omit<WirePrior, 'slope'>): number {
-  return priorShift(s.map, s.population, { ...range, slope: { episode: 1, fact: 1, shared_episode: 1, shared_fact: 1, passage: 1 } });
+export function lever(s: PriorSample, range: Omit<WirePrior, 'slope' | 'few'>): number {
+  return priorShift(s.map, s.population, { ...range, slope: EACH(1), few: EACH(0) });
+}
+
+/** ln(least / population) below the prior's range, else 0: the shift of its `few` slope at 1. */
+export function fewLever(s: PriorSample, range: Pick<WirePrior, 'least'>): number {
+  return s.population < range.least ? Math.log(range.least / Math.max(1, s.population)) : 0;
+}
+
+/** The sample with `prior`'s shift above `least` taken into its knots' chance: the offset `few` is fitted against. */
+export function withinRange(s: PriorSample, prior: WirePrior): PriorSample {
+  return { ...s, p: shiftOdds(s.p, priorShift(s.map, s.population, { ...prior, few: EACH(0) })) };
 }
 
 export const logit = (p: number): number => {

@@ -23,7 +23,7 @@
  *
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
- *                            [--embedder-dims N] [--haystack full|personal|days] [--agentic-expansion]
+ *                            [--embedder-dims N] [--haystack full|personal|days|few] [--agentic-expansion]
  *                            [--via memory|http] [--reranker none|teacher] [--names]
  *
  * Data: LongMemEval-S (cleaned), MIT licence, expected at ../shared/data/longmemeval_s_dedup.json.gz
@@ -31,7 +31,9 @@
  * By default each search asks for top_k 10 with radius 0; `--contract-defaults` sends only the query.
  * `--haystack personal` keeps only LongMemEval's own simulated chats about a person's life (the
  * evidence among them), without the ShareGPT and UltraChat filler (see `inHaystack`); `--haystack days`
- * stores every three of those as one conversation of several topics (see `haystackGroups`).
+ * stores every three of those as one conversation of several topics (see `haystackGroups`);
+ * `--haystack few` holds one to five of them, the answer sessions among them, a memory just begun
+ * (`top_k` then shows nearly all of it: what it measures is the scores' reliability).
  * `--agentic-expansion` turns on agentic's expansion round (`createMemory({ agenticExpansion })`).
  * `--via http` builds every memory through `npm run serve` and its EverOS routes instead of in-process
  * (`http-memory.ts`): what an outside evaluation measures. `--reranker teacher` gives agentic search
@@ -52,7 +54,7 @@ import { startBenchServer } from './http-memory.js';
 import { OUTSIDE_FUSIONS, type Ranked } from './outside-fusion.js';
 import {
   BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, sessionsInOrder, storedId, turnRecall,
-  DAY_SESSIONS, namedQuestion, type Dataset, type Haystack, type Metrics, type Protocol, type Question,
+  DAY_SESSIONS, FEW_MOST, namedQuestion, type Dataset, type Haystack, type Metrics, type Protocol, type Question,
 } from './longmemeval.js';
 
 const { values } = parseArgs({
@@ -77,7 +79,7 @@ const PROTOCOLS: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['ot
 const protocols = PROTOCOLS[values.protocol!];
 if (!protocols) throw new Error(`--protocol must be a, b, c, both or abc, not ${values.protocol}`);
 if (!['fit', 'report', 'all'].includes(values.half!)) throw new Error(`--half must be fit, report or all, not ${values.half}`);
-if (!['full', 'personal', 'days'].includes(values.haystack!)) throw new Error(`--haystack must be full, personal or days, not ${values.haystack}`);
+if (!['full', 'personal', 'days', 'few'].includes(values.haystack!)) throw new Error(`--haystack must be full, personal, days or few, not ${values.haystack}`);
 const haystack = values.haystack as Haystack;
 if (!['memory', 'http'].includes(values.via!)) throw new Error(`--via must be memory or http, not ${values.via}`);
 if (values.via === 'http' && (values['embedder-dims'] || values['agentic-expansion'])) throw new Error('--via http searches the server as `npm run serve` starts it: no --embedder-dims or --agentic-expansion');
@@ -150,6 +152,7 @@ const HAYSTACK_LABEL: Record<Haystack, string> = {
   full: '',
   personal: 'personal haystack (no ShareGPT/UltraChat filler), ',
   days: `days haystack (personal chats, ${DAY_SESSIONS} to a stored conversation), `,
+  few: `few haystack (the answer sessions and the personal chats nearest them, 1 to ${FEW_MOST} or the answer sessions' count), `,
 };
 const bucketOf = (s: number) => Math.min(9, Math.floor(s * 10));
 /** The methods whose scores are calibrated 0..1 chances (keyword and vector answer raw measures). */

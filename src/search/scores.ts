@@ -203,12 +203,27 @@ export const WIRE_KNOTS: Record<WireMap, Knots> = {
  * haystacks `bench:quality` has (full, personal, days) in all three protocols: about 1 for
  * episodes, as a prior of one in N would have it, and near 0 for facts and passages, which are
  * weighed among hundreds of children however many conversations there are.
+ *
+ * A memory just begun weighs fewer conversations than any of those haystacks (a new user's first
+ * search weighs one), and there the prior of `least` is far too timid: in memories of one to five
+ * conversations (`bench:quality --haystack few`, fit half), shown episodes where only the owner
+ * spoke that it scored under 0.1 (mean 0.009) held the answer 20 % of the time, and the owner's
+ * facts it scored 0.3–0.4 held it 78 % (`bench/calibrate.ts --haystack few`, step 3, "with the
+ * prior of the least population"). The standardisation among so few says little (one
+ * conversation is its own mean), so a shown item's chance there is mostly how few its rivals
+ * are, for facts too, whose rivals are then a few conversations' sentences. Below `least`, each
+ * map adds `few · ln(least / population)`, its own slope fitted on the fit half of that haystack
+ * (`bench/calibrate.ts --haystack few` or `all`, step 3) with the prior of `least` in the offset:
+ * it is 0 at `least`, so the shift does not jump there. A slope, not one constant shift per map:
+ * inside the fit half it leaves the lower held-out log loss (`bench/calibrate-cv.ts --prior` on
+ * that haystack's samples, where the range's lever is one constant).
  */
 export interface WirePrior {
   reference: number;
   least: number;
   most: number;
   slope: Record<WireMap, number>;
+  few: Record<WireMap, number>;
 }
 
 export const WIRE_PRIOR: WirePrior = {
@@ -216,12 +231,14 @@ export const WIRE_PRIOR: WirePrior = {
   least: 6,
   most: 58,
   slope: { episode: 1.0852, fact: 0.0625, shared_episode: 0.948, shared_fact: 0.0585, passage: 0.0498 },
+  few: { episode: 5.5095, fact: 2.7991, shared_episode: 4.0983, shared_fact: 1.8263, passage: 1.2282 },
 };
 
 /** The log-odds a shown item of `map` gains among `population` units (`WIRE_PRIOR`). */
 export function priorShift(map: WireMap, population: number, prior: WirePrior = WIRE_PRIOR): number {
   const n = Math.min(prior.most, Math.max(prior.least, population));
-  return prior.slope[map] * Math.log(prior.reference / n);
+  const few = population < prior.least ? prior.few[map] * Math.log(prior.least / Math.max(1, population)) : 0;
+  return prior.slope[map] * Math.log(prior.reference / n) + few;
 }
 
 /** Adds `shift` to a chance's log-odds (0 and 1 stay where they are). */

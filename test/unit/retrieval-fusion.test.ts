@@ -133,14 +133,24 @@ describe('evidence and calibration', () => {
   });
 
   it('the prior of the population moves log-odds by its slope, nothing at the reference, and never past the fitted range', () => {
-    const prior = { reference: 40, least: 10, most: 60, slope: { episode: 1, fact: 0.5, shared_episode: 1, shared_fact: 0.5, passage: 0 } };
+    const none = { episode: 0, fact: 0, shared_episode: 0, shared_fact: 0, passage: 0 };
+    const prior = { reference: 40, least: 10, most: 60, slope: { episode: 1, fact: 0.5, shared_episode: 1, shared_fact: 0.5, passage: 0 }, few: none };
     expect(priorShift('episode', 40, prior)).toBe(0);
     expect(priorShift('episode', 20, prior)).toBeCloseTo(Math.log(2));
     expect(priorShift('fact', 20, prior)).toBeCloseTo(0.5 * Math.log(2));
     expect(priorShift('passage', 20, prior)).toBe(0);
-    // Outside 10–60 a population counts as the nearest end: no extrapolation.
+    // Outside 10–60 a population counts as the nearest end: the range's slope is not extrapolated.
     expect(priorShift('episode', 2, prior)).toBe(priorShift('episode', 10, prior));
     expect(priorShift('episode', 5000, prior)).toBe(priorShift('episode', 60, prior));
+    // Below the range, the map's own `few` slope over ln(least / population): nothing at `least`
+    // (no jump), its slope per halving below it, and a population of 0 read as 1.
+    const young = { ...prior, few: { ...none, episode: 3, passage: 1 } };
+    expect(priorShift('episode', 10, young)).toBe(priorShift('episode', 10, prior));
+    expect(priorShift('episode', 5, young) - priorShift('episode', 10, prior)).toBeCloseTo(3 * Math.log(2));
+    expect(priorShift('passage', 1, young)).toBeCloseTo(Math.log(10));
+    expect(priorShift('episode', 0, young)).toBe(priorShift('episode', 1, young));
+    expect(priorShift('fact', 2, young)).toBe(priorShift('fact', 10, prior));
+    expect(priorShift('episode', 5000, young)).toBe(priorShift('episode', 60, prior));
     // Log-odds: 0.5 with a shift of ln 3 is 0.75; 0 and 1 stay; order is kept.
     expect(shiftOdds(0.5, Math.log(3))).toBeCloseTo(0.75);
     expect(shiftOdds(0, 2)).toBe(0);
@@ -153,6 +163,31 @@ describe('evidence and calibration', () => {
     // The prior in use is fitted inside its own range, at a reference inside it.
     expect(WIRE_PRIOR.least).toBeLessThanOrEqual(WIRE_PRIOR.reference);
     expect(WIRE_PRIOR.reference).toBeLessThanOrEqual(WIRE_PRIOR.most);
+    // Among fewer conversations than its range, a shown item's chance keeps rising for every map.
+    for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
+      expect(WIRE_PRIOR.few[map]).toBeGreaterThan(0);
+      expect(wireScore(0.2, map, 1)).toBeGreaterThan(wireScore(0.2, map, WIRE_PRIOR.least - 1));
+      expect(wireScore(0.2, map, WIRE_PRIOR.least - 1)).toBeGreaterThan(wireScore(0.2, map, WIRE_PRIOR.least));
+    }
+  });
+
+  it("a memory of one conversation scores the episode that answers as likely, not as one among LongMemEval's fifty", async () => {
+    const memory = await createMemory({ embedder: await createDefaultEmbedder() });
+    await remember(memory, 'first', [
+      said('kim', 'My cat Pixel is three and sleeps on my keyboard.', MONDAY_9AM),
+      said('kim', 'I work night shifts as a nurse at St. Mary hospital.', MONDAY_9AM + 60_000),
+    ]);
+    const { response, trace } = await memory.searchWithTrace({ user_id: 'kim', query: 'How old is my cat Pixel?', method: 'hybrid', top_k: 3 });
+    expect(trace.population).toBe(1);
+    const episode = response.data.episodes[0]!;
+    expect(episode.session_id).toBe('first');
+    const own = relevance(trace.evidence[episode.id]!, FUSED_CALIBRATION.unit);
+    expect(episode.score).toBeCloseTo(wireScore(own, 'episode', 1), 5);
+    // Read as one among `least` (the range's end), the chance it stood for before the `few` slope.
+    const atLeast = shiftOdds(throughKnots(own, WIRE_KNOTS.episode), priorShift('episode', WIRE_PRIOR.least));
+    expect(atLeast).toBeLessThan(0.2);
+    expect(episode.score).toBeGreaterThan(0.5);
+    await memory.close();
   });
 });
 
