@@ -33,15 +33,23 @@
  * `--sample N --seed S` prints instead one fact (not a question) from each of N sessions drawn at
  * random, with the words it came from, both sides: the sample to read and judge by hand.
  *
- *   npx tsx bench/extraction-real.ts [--sessions 600] [--both] [--show 20] [--data PATH]
+ * `--dump FILE` also writes everything the extractor wrote for those sessions, one line each: every
+ * episode's subject, summary and narrative, and its facts and foresight, each line led by the session
+ * id, the episode's owner and the kind. Dumped before and after a change to the write path, `diff`
+ * shows every line it changed: what to read before trusting the counts, and before re-measuring
+ * retrieval (a dump byte-identical over the sessions of a benchmark says the change wrote no text
+ * there differently; profiles and the dates kept beside a fact are not in it).
+ *
+ *   npx tsx bench/extraction-real.ts [--sessions 600] [--both] [--show 20] [--data PATH] [--dump FILE]
  *   npx tsx bench/extraction-real.ts --sample 60 --seed 101
  */
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { BufferedMessage } from '../src/records.js';
 import { createRulesExtractor } from '../src/write/rules-extractor.js';
 import { loadDataset, parseHaystackDate } from './longmemeval.js';
 
-const { values } = parseArgs({ options: { sessions: { type: 'string', default: '600' }, show: { type: 'string', default: '0' }, both: { type: 'boolean', default: false }, sample: { type: 'string' }, seed: { type: 'string', default: '1' }, data: { type: 'string' } } });
+const { values } = parseArgs({ options: { sessions: { type: 'string', default: '600' }, show: { type: 'string', default: '0' }, both: { type: 'boolean', default: false }, sample: { type: 'string' }, seed: { type: 'string', default: '1' }, data: { type: 'string' }, dump: { type: 'string' } } });
 
 const PATTERNS: Record<string, RegExp> = {
   'possessive declined twice': /'s's\b/,
@@ -110,10 +118,20 @@ const counts = new Map(Object.keys(PATTERNS).map((k) => [k, 0]));
 const examples: string[] = [];
 let facts = 0;
 let messages = 0;
+const dump: string[] = [];
+/** One dump line: the session, the episode's owner, the kind, the text with its line breaks escaped. */
+const dumpLine = (id: string, owner: string, kind: string, text: string) => dump.push(`${id} ${owner} ${kind} ${JSON.stringify(text)}`);
 for (const [n, [id, date]] of chosen.entries()) {
   const segment = segmentOf(id, date, values.both!, n);
   messages += segment.messages.length;
   const out = await extractor.extract(segment);
+  if (values.dump) {
+    for (const e of out.episodes) {
+      for (const [kind, text] of [['subject', e.subject], ['summary', e.summary], ['episode', e.episode]] as const) dumpLine(id, e.owner_id, kind, text);
+      for (const f of e.facts) dumpLine(id, e.owner_id, 'fact', f.content);
+      for (const f of e.foresight) dumpLine(id, e.owner_id, 'foresight', f.content);
+    }
+  }
   for (const fact of out.episodes.filter((e) => e.owner_id === 'user').flatMap((e) => e.facts)) {
     facts++;
     for (const [name, pattern] of Object.entries(PATTERNS)) {
@@ -126,3 +144,7 @@ for (const [n, [id, date]] of chosen.entries()) {
 console.log(`rules extractor on ${chosen.length} LongMemEval-S sessions (${messages} ${values.both ? 'user and assistant' : 'user'} messages): ${facts} facts of the user`);
 for (const [name, n] of counts) console.log(`${String(n).padStart(5)}  ${((100 * n) / Math.max(1, facts)).toFixed(2)} %  ${name}`);
 if (examples.length) console.log(`\n${examples.join('\n')}`);
+if (values.dump) {
+  writeFileSync(values.dump, `${dump.join('\n')}\n`);
+  console.log(`\n${dump.length} lines written to ${values.dump}`);
+}
