@@ -54,7 +54,9 @@ const { values } = parseArgs({ options: { sessions: { type: 'string', default: '
 const PATTERNS: Record<string, RegExp> = {
   'possessive declined twice': /'s's\b/,
   'verb disagrees with the named listener': /\b(?:Do|do|Are|are|Have|have|Were|were) Assistant\b|(?<!\b(?:[Dd]oes|[Dd]id|[Cc]an|[Cc]ould|[Ww]ill|[Ww]ould|[Ss]hould|[Mm]ay|[Mm]ight|[Mm]ust|[Ll]et|[Hh]elp|[Mm]ake) )\bAssistant (?:are|have|were)\b|\bAssistant['’](?:re|ve)\b/,
-  'subordinate clause as a claim': /^(?:Since|Because|Although|Though|While|When|If|Unless|Once) /,
+  // "If a wound has been bandaged.", "Sam said that however, if the person is fasting.": a clause
+  // of time, cause or condition with nothing it belongs to.
+  'subordinate clause as a claim': /^(?:Since|Because|Although|Though|While|When|If|Unless|Once|Whether) [^,]*$|\bsaid that (?:(?:\w+ ){0,2}\w+, )?(?:since|because|although|though|while|when|if|unless|once|whether) [^,]*$/,
   'discourse phrase left in': /said that (?:speaking of|by the way)|^By the way, |^Speaking of/,
   'recurring day as one date': /\b(?:every|each) (?:on|in) \d{4}|\d{4}-\d\d-\d\d (?:evenings|mornings|afternoons|nights)\b/,
   'quantity as a date': /\b\d+\/\d+\b.*\bon \d{4}-\d\d-\d\d|\bis (?:open )?on \d{4}-\d\d-\d\d\.$/,

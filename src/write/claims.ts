@@ -133,6 +133,9 @@ function clauses(tokens: readonly Token[]): Token[][] {
   return out;
 }
 
+/** Words that open a relative clause inside an appositive. */
+const RELATIVES = new Set(['who', 'which', 'that', 'whose', 'whom', 'where']);
+
 /** "a cat named Pixel, a grey tabby who …": the appositive becomes its own clause ("Pixel is a grey tabby who …"). */
 function appositives(clause: Token[]): Token[][] {
   for (let i = 1; i < clause.length - 2; i++) {
@@ -140,6 +143,13 @@ function appositives(clause: Token[]): Token[][] {
     const name = clause[i - 1]!;
     const rest = clause.slice(i + 1).filter((t, k, all) => !(k === all.length - 1 && t.pos === 'PUNCT'));
     if (!rest.some((t) => t.pos === 'NOUN')) continue;
+    // "Luna, a beagle who loves walks" is a name and what it is; "if there is no Miswak, a cloth
+    // can be used" is a clause of its own: a verb before any "who" or "which" is no appositive's.
+    // A participle ("a drug used to treat covid") describes; an auxiliary, or a verb after the
+    // appositive's closing comma ("Baidu, a search engine, increased …"), is the sentence's own.
+    const relative = rest.findIndex((t) => RELATIVES.has(t.lower));
+    const own = rest.slice(0, relative < 0 ? rest.length : relative);
+    if (own.some((t, k) => t.pos === 'AUX' || (t.pos === 'VERB' && own.slice(0, k).some((u) => u.text === ',')))) continue;
     const is: Token = { text: 'is', lower: 'is', pos: 'AUX', lemma: 'be', space: ' ' };
     return [clause.slice(0, i), [{ ...name, space: '' }, is, { ...rest[0]!, space: ' ' }, ...rest.slice(1)]];
   }
@@ -254,18 +264,28 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
   for (const [n, raw] of clauses(sentence.tokens).flatMap(appositives).entries()) {
     const stripped = n === 0 ? withDroppedSubject(stripLead(raw)) : stripLead(raw);
     // "Since I've finished four projects, …": what the clause says still holds ("Sam has finished
-    // four projects"); "If I get the job, …" holds only maybe, and is no claim.
-    const opener = stripped[0]?.lower ?? '';
-    const subject = stripped[1];
-    const subordinate = SUBORDINATORS.has(opener) && !!subject && (SUBJECT_PRONOUNS.has(subject.lower) || SUBJECT_OPENERS.has(subject.lower) || subject.pos === 'PROPN');
+    // four projects"); "If I get the job, …" holds only maybe, and is no claim. The subordinator
+    // may follow a short lead ("Typically, when …", "In this case, if …", "However, if …").
+    const at = leadBefore(stripped);
+    const opener = stripped[at]?.lower ?? '';
+    const subject = stripped[at + 1];
+    // "If there is no cloth, a finger can be used": the clause it conditions is in the same
+    // clause, so the whole is one statement, said with its "if".
+    const alone = SUBORDINATORS.has(opener) && !!subject && !phrase(stripped, at) && !holdsMainClause(stripped, at + 1);
+    // Alone, a clause of time or cause says what holds without its opener ("because those seeds
+    // are paid in local currency" → "those seeds are paid …"), whatever its subject opens with;
+    // after "as" only a pronoun or a name ("as someone who …" is no clause of its own).
+    const subordinate = alone && (SUBJECT_PRONOUNS.has(subject!.lower) || SUBJECT_OPENERS.has(subject!.lower) || subject!.pos === 'PROPN' || (opener !== 'as' && SUBJECT_TAGS.has(subject!.pos)));
     // "Maybe when I buy a house.", "Hopefully once it warms up": a hedged clause of time or
     // condition with nothing it is the condition of says what might be, not what is.
     const hedged = HEDGES.has(opener) && HYPOTHETICAL.has(subject?.lower ?? '') && !stripped.some((t) => t.text === ',');
-    if ((subordinate && CONDITIONAL.has(opener)) || hedged) {
+    // A condition alone ("if a wound has been bandaged", "whether or not it is proven") says
+    // nothing that holds, whatever its subject.
+    if ((alone && CONDITIONAL.has(opener)) || hedged) {
       noteMentions(stripped, speaker.name, mentions, speaker.listener);
       continue;
     }
-    const tokens = subordinate ? stripped.slice(1) : stripped;
+    const tokens = subordinate ? [...stripped.slice(0, at), ...stripped.slice(at + 1)] : stripped;
     // Pronouns are resolved against what came before (the clause's own names count from the next
     // clause), but for a plural subject of the clause itself ("artists can share their work").
     const resolved = resolvePronouns(tokens, mentions, own, speaker);
@@ -276,6 +296,70 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
   }
   return { claims, ownClauses };
 }
+
+/** Tags of the word that opens a subordinate clause's subject ("because those seeds …"); not an adverb ("since then", "once again"). */
+const SUBJECT_TAGS = new Set(['PRON', 'DET', 'NOUN', 'PROPN', 'NUM', 'ADJ']);
+
+/** Subordinators that are prepositions too: "after a busy day, …", "as a teacher, …" open no clause. */
+const PREPOSITIONS_TOO = new Set(['after', 'before', 'since', 'as', 'until']);
+
+/**
+ * Whether the subordinator at `at` opens a phrase, not a clause: no verb up to its comma, and a
+ * clause right after it ("After that, Sam went …", "As a screenwriter, I …"). "Since our dog
+ * walker, Sarah, has been …" names its subject twice: a clause.
+ */
+function phrase(tokens: readonly Token[], at: number): boolean {
+  if (!PREPOSITIONS_TOO.has(tokens[at]!.lower)) return false;
+  let k = at + 1;
+  for (; k < tokens.length && tokens[k]!.text !== ','; k++) if (finite(tokens[k]!)) return false;
+  if (k === tokens.length) return true;
+  for (k++; k < tokens.length && tokens[k]!.text !== ','; k++) if (finite(tokens[k]!)) return true;
+  return false;
+}
+
+/** Words that may open a short lead before a subordinator: "Typically, when …", "In this case, if …". */
+const LEAD_TAGS = new Set(['ADV', 'ADP']);
+
+/** Where a clause's subordinator stands after a lead of one to three words and a comma ("However, if …"); 0 when there is none. */
+function leadBefore(tokens: readonly Token[]): number {
+  if (!LEAD_TAGS.has(tokens[0]?.pos ?? '')) return 0;
+  for (let c = 1; c <= 3 && c < tokens.length - 1; c++) {
+    if (tokens[c]!.text === ',') return SUBORDINATORS.has(tokens[c + 1]!.lower) ? c + 1 : 0;
+    if (tokens[c]!.pos === 'VERB' || tokens[c]!.pos === 'AUX' || tokens[c]!.pos === 'PUNCT') return 0;
+  }
+  return 0;
+}
+
+const VERBAL = new Set(['VERB', 'AUX']);
+/** Tags a main clause may open with after the comma that ends a subordinate one ("…, a crowd rushed in", "…, in this case it …"). */
+const MAIN_OPENERS = new Set(['DET', 'NOUN', 'PROPN', 'PRON', 'ADJ', 'NUM', 'ADP']);
+/** A verb that makes a clause: an auxiliary, or a verb that is no -ing form ("preparations going on" makes none). */
+const finite = (t: Token) => t.pos === 'AUX' || (t.pos === 'VERB' && !/ing$/.test(t.lower));
+
+/**
+ * Whether a subordinate clause whose subject starts at `from` is followed, after a comma, by the
+ * clause it belongs to: a verb before the comma ("when the store opened, a crowd rushed in") or
+ * a condition said short ("if not, you might …", "if possible, …"), and a clause with a verb of
+ * its own after it, or "then". "When my sister, a nurse, visited" has no verb before its commas:
+ * one clause.
+ */
+function holdsMainClause(tokens: readonly Token[], from: number): boolean {
+  let verb = false;
+  for (let c = from; c < tokens.length - 2; c++) {
+    const t = tokens[c]!;
+    if (VERBAL.has(t.pos)) verb = true;
+    if (t.text !== ',') continue;
+    const short = c - from <= 2 && tokens.slice(from, c).every((u) => !NAMING_TAGS.has(u.pos));
+    const next = tokens[c + 1]!;
+    if (!(verb || short) || !(MAIN_OPENERS.has(next.pos) || next.lower === 'then')) continue;
+    // After a preposition only an auxiliary makes it a clause: "…, in this case it will be …",
+    // not "…, like the one organized by my company".
+    if (tokens.slice(c + 1).some(next.pos === 'ADP' ? (u: Token) => u.pos === 'AUX' : finite)) return true;
+  }
+  return false;
+}
+/** Tags of words that name someone or something: a condition of those is no short one ("if not", "if possible"). */
+const NAMING_TAGS = new Set(['NOUN', 'PROPN', 'PRON', 'DET', 'NUM']);
 
 /** Adverbs a chat line may open with before its verb ("just got back", "finally finished"). */
 const OPENING_ADVERBS = new Set(['just', 'finally', 'also', 'already', 'recently', 'literally', 'actually', 'totally', 'really', 'still', 'never', 'once', 'today', 'yesterday']);

@@ -55,7 +55,12 @@ function headAsSubject(item: string): string {
   const { mark, rest } = itemParts(item);
   if (rest === undefined || !ITEM_SUBJECT.test(rest)) return item;
   const name = head(item);
-  return name === null ? item : `${mark}${name} ${rest.replace(ITEM_SUBJECT, '')}`;
+  if (name === null) return item;
+  // "**Capacity**: They often have a larger capacity": a head its own words go on to describe is
+  // a topic, not the things "they" are.
+  const last = name.split(/\s+/).pop()!.toLowerCase();
+  if (new RegExp(`\\b${last.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'iu').test(rest)) return item;
+  return `${mark}${name} ${rest.replace(ITEM_SUBJECT, '')}`;
 }
 
 /** Words as a sentence lists them: "A", "A and B", "A, B and C". */

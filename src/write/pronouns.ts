@@ -25,6 +25,10 @@ function objectOf(tokens: readonly Token[], i: number): number | undefined {
 
 /** Plural pronouns that may stand for their own clause's subject ("them" may not: "they loved them"). */
 const OF_SUBJECT = new Set(['they', 'their', 'theirs', 'themselves']);
+/** Verbs whose object does what follows ("help clients gain …", "let kids choose …", "encourage students to …"). */
+const CAUSATIVE = new Set(['help', 'let', 'allow', 'enable', 'encourage', 'teach', 'inspire', 'motivate', 'empower', 'invite', 'remind', 'ask', 'tell', 'urge', 'push', 'get', 'want']);
+/** Of those, the ones followed by a bare verb, which a tagger may read as a noun ("help clients gain insight"). */
+const BARE_MAKERS = new Set(['help', 'let']);
 /** Plurals spelled without an -s. */
 const IRREGULAR_PLURALS = new Set(['people', 'children', 'men', 'women', 'folks']);
 
@@ -42,7 +46,12 @@ function pluralSubject(tokens: readonly Token[], before: number, owner: string, 
     if (t.pos !== 'NOUN' || !(IRREGULAR_PLURALS.has(t.lower) || (t.lower !== t.lemma.toLowerCase() && t.lower.endsWith('s')))) continue;
     let j = i + 1;
     while (j < before && tokens[j]!.pos === 'ADV') j++;
-    if (j >= before || (tokens[j]!.pos !== 'AUX' && tokens[j]!.pos !== 'VERB')) continue;
+    // "help clients gain insight into their motives", "encourage kids to share their ideas": the
+    // object of a verb that makes it do something is the subject of what it does.
+    const maker = tokens[i - 1]?.lemma.toLowerCase() ?? '';
+    const next = tokens[j];
+    const made = CAUSATIVE.has(maker) && j < before && (next!.pos === 'VERB' || next!.lower === 'to' || (BARE_MAKERS.has(maker) && next!.pos === 'NOUN') || (maker === 'help' && next!.lower === 'with'));
+    if (!made && (j >= before || (tokens[j]!.pos !== 'AUX' && tokens[j]!.pos !== 'VERB'))) continue;
     // "his friends", "their kids": whose they are is another pronoun's question.
     const previous = tokens[i - 1]?.lower;
     if (previous === 'his' || previous === 'her' || previous === 'their' || previous === 'its' || (previous === 'your' && !listener)) continue;

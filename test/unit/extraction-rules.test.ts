@@ -297,6 +297,15 @@ describe('what real conversations break', () => {
     expect(said).toContain('Threadless often have sales and discounts.');
     expect(said).toContain('Redbubble have a huge collection of designs.');
     expect(said.join(' ')).not.toMatch(/\b(?:Shops|Tees|Designs) (?:often )?ha/);
+    // A head that its own words go on to describe is a topic: "they" there is no "Capacity".
+    const topics = await facts(['assistant', 'What to look for in a bag:\n1. **Capacity**: They often have a larger capacity than expected.\n2. **Threadless**: They often have sales.']);
+    expect(topics.join(' ')).not.toMatch(/Capacity often have/);
+    expect(topics).toContain('Threadless often have sales.');
+  });
+
+  it('reads "their" after the object of "help", "let" or "encourage … to" as that object', async () => {
+    expect(await facts(['user', 'I think therapists could help clients gain insight into their motivations.'])).toEqual(["Maya thinks therapists could help clients gain insight into clients' motivations."]);
+    expect(await facts(['user', 'Filtering data can help marketers gain a deeper understanding of their customer base.'])).toEqual(["Maya said that filtering data can help marketers gain a deeper understanding of marketers' customer base."]);
   });
 
   it('reads "their" after a plural subject of its own clause as that subject', async () => {
@@ -479,6 +488,25 @@ describe('what real conversations break', () => {
   it('keeps what a subordinate clause states, and drops what it only supposes', async () => {
     expect(await facts(['user', 'Since I finished four painting projects, I feel more confident.'])).toEqual(['Maya finished four painting projects.', 'Maya feels more confident.']);
     expect((await facts(['user', 'If I get the nursing job, I will move to Porto.'])).join(' ')).not.toMatch(/^If|If Maya/);
+  });
+
+  it('keeps a subordinate clause with the clause it belongs to, and writes no condition or opener alone', async () => {
+    // A condition whose subject is no pronoun is still only a condition; one said with what it
+    // conditions is one statement, with its "if", and its comma is no appositive's.
+    expect(await facts(['user', 'If a wound has been bandaged and it will be harmful to open the bandage, masah is made on the bandage.'])).not.toContain('Maya said that if a wound has been bandaged.');
+    expect(await facts(['user', 'If there is no Miswak, a thick cloth or even a finger could be used.'])).toEqual(['Maya said that if there is no Miswak, a thick cloth or even a finger could be used.']);
+    // A lead before the opener ("However, if …") hides no condition.
+    expect((await facts(['user', 'I sleep seven hours. However, if I sleep less, I get headaches.'])).join(' ')).not.toMatch(/if Maya sleeps less\./);
+    // "When the store opened, a crowd rushed in" keeps its "when"; alone, a clause of cause says what holds.
+    expect(await facts(['user', 'When the bakery opened, a crowd rushed in.'])).toEqual(['Maya said that when the bakery opened, a crowd rushed in.']);
+    expect(await facts(['user', 'Because a neighbor recommended the bakery.'])).toEqual(['Maya said that a neighbor recommended the bakery.']);
+    // A preposition is no subordinator: "As the seasons change, …", "Before the concert, …" stay whole.
+    expect(await facts(['user', 'As the seasons change, my cooking and meal prep habits definitely shift.'])).toEqual(["As the seasons change, Maya's cooking and meal prep habits definitely shift."]);
+    expect(await facts(['user', 'Before the H.E.R. concert, I attended the Imagine Dragons concert at the stadium.'])).toEqual(['Before the H.E.R. concert, Maya attended the Imagine Dragons concert at the stadium.']);
+    // "Since our dog walker, Sarah, has been …" names its subject twice and is one clause.
+    expect(await facts(['user', 'Since my dog walker, Sarah, has been using a new leash, I want one too.'])).toEqual(["Maya's dog walker, Sarah, has been using a new leash.", 'Maya wants one too.']);
+    // An appositive describes a name ("Dexamethasone, a cheap steroid, has …" is one sentence; "Luna, a beagle who …" two).
+    expect(await facts(['user', 'Dexamethasone, a cheap steroid, has been shown to reduce deaths.'])).toEqual(['Dexamethasone, a cheap steroid, has been shown to reduce deaths.']);
   });
 
   it('drops discourse phrases and keeps an infinitive chain unconjugated', async () => {
