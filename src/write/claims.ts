@@ -136,6 +136,17 @@ function clauses(tokens: readonly Token[]): Token[][] {
 /** Words that open a relative clause inside an appositive. */
 const RELATIVES = new Set(['who', 'which', 'that', 'whose', 'whom', 'where']);
 
+/** Whether the words after an appositive's comma hold a verb of the sentence's own before any relative word: an auxiliary, or a verb after a second comma. */
+function ownVerb(rest: readonly Token[]): boolean {
+  let comma = false;
+  for (const t of rest) {
+    if (RELATIVES.has(t.lower)) return false;
+    if (t.pos === 'AUX' || (t.pos === 'VERB' && comma)) return true;
+    if (t.text === ',') comma = true;
+  }
+  return false;
+}
+
 /** "a cat named Pixel, a grey tabby who …": the appositive becomes its own clause ("Pixel is a grey tabby who …"). */
 function appositives(clause: Token[]): Token[][] {
   for (let i = 1; i < clause.length - 2; i++) {
@@ -147,9 +158,7 @@ function appositives(clause: Token[]): Token[][] {
     // can be used" is a clause of its own: a verb before any "who" or "which" is no appositive's.
     // A participle ("a drug used to treat covid") describes; an auxiliary, or a verb after the
     // appositive's closing comma ("Baidu, a search engine, increased …"), is the sentence's own.
-    const relative = rest.findIndex((t) => RELATIVES.has(t.lower));
-    const own = rest.slice(0, relative < 0 ? rest.length : relative);
-    if (own.some((t, k) => t.pos === 'AUX' || (t.pos === 'VERB' && own.slice(0, k).some((u) => u.text === ',')))) continue;
+    if (ownVerb(rest)) continue;
     const is: Token = { text: 'is', lower: 'is', pos: 'AUX', lemma: 'be', space: ' ' };
     return [clause.slice(0, i), [{ ...name, space: '' }, is, { ...rest[0]!, space: ' ' }, ...rest.slice(1)]];
   }
@@ -297,8 +306,10 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
   return { claims, ownClauses };
 }
 
+/** Tags of words that name someone or something: a condition of those is no short one ("if not", "if possible"). */
+const NAMING_TAGS = new Set(['NOUN', 'PROPN', 'PRON', 'DET', 'NUM']);
 /** Tags of the word that opens a subordinate clause's subject ("because those seeds …"); not an adverb ("since then", "once again"). */
-const SUBJECT_TAGS = new Set(['PRON', 'DET', 'NOUN', 'PROPN', 'NUM', 'ADJ']);
+const SUBJECT_TAGS = new Set([...NAMING_TAGS, 'ADJ']);
 
 /** Subordinators that are prepositions too: "after a busy day, …", "as a teacher, …" open no clause. */
 const PREPOSITIONS_TOO = new Set(['after', 'before', 'since', 'as', 'until']);
@@ -325,14 +336,14 @@ function leadBefore(tokens: readonly Token[]): number {
   if (!LEAD_TAGS.has(tokens[0]?.pos ?? '')) return 0;
   for (let c = 1; c <= 3 && c < tokens.length - 1; c++) {
     if (tokens[c]!.text === ',') return SUBORDINATORS.has(tokens[c + 1]!.lower) ? c + 1 : 0;
-    if (tokens[c]!.pos === 'VERB' || tokens[c]!.pos === 'AUX' || tokens[c]!.pos === 'PUNCT') return 0;
+    if (VERBAL.has(tokens[c]!.pos) || tokens[c]!.pos === 'PUNCT') return 0;
   }
   return 0;
 }
 
 const VERBAL = new Set(['VERB', 'AUX']);
 /** Tags a main clause may open with after the comma that ends a subordinate one ("…, a crowd rushed in", "…, in this case it …"). */
-const MAIN_OPENERS = new Set(['DET', 'NOUN', 'PROPN', 'PRON', 'ADJ', 'NUM', 'ADP']);
+const MAIN_OPENERS = new Set([...SUBJECT_TAGS, 'ADP']);
 /** A verb that makes a clause: an auxiliary, or a verb that is no -ing form ("preparations going on" makes none). */
 const finite = (t: Token) => t.pos === 'AUX' || (t.pos === 'VERB' && !/ing$/.test(t.lower));
 
@@ -344,6 +355,13 @@ const finite = (t: Token) => t.pos === 'AUX' || (t.pos === 'VERB' && !/ing$/.tes
  * one clause.
  */
 function holdsMainClause(tokens: readonly Token[], from: number): boolean {
+  // The last verb and the last auxiliary, so that whether one follows a comma is one comparison.
+  let lastFinite = -1;
+  let lastAux = -1;
+  tokens.forEach((t, k) => {
+    if (finite(t)) lastFinite = k;
+    if (t.pos === 'AUX') lastAux = k;
+  });
   let verb = false;
   for (let c = from; c < tokens.length - 2; c++) {
     const t = tokens[c]!;
@@ -354,12 +372,10 @@ function holdsMainClause(tokens: readonly Token[], from: number): boolean {
     if (!(verb || short) || !(MAIN_OPENERS.has(next.pos) || next.lower === 'then')) continue;
     // After a preposition only an auxiliary makes it a clause: "…, in this case it will be …",
     // not "…, like the one organized by my company".
-    if (tokens.slice(c + 1).some(next.pos === 'ADP' ? (u: Token) => u.pos === 'AUX' : finite)) return true;
+    if ((next.pos === 'ADP' ? lastAux : lastFinite) > c) return true;
   }
   return false;
 }
-/** Tags of words that name someone or something: a condition of those is no short one ("if not", "if possible"). */
-const NAMING_TAGS = new Set(['NOUN', 'PROPN', 'PRON', 'DET', 'NUM']);
 
 /** Adverbs a chat line may open with before its verb ("just got back", "finally finished"). */
 const OPENING_ADVERBS = new Set(['just', 'finally', 'also', 'already', 'recently', 'literally', 'actually', 'totally', 'really', 'still', 'never', 'once', 'today', 'yesterday']);
@@ -409,7 +425,7 @@ function isContent(tokens: readonly Token[]): boolean {
   if (words.length < 3) return false;
   if (!tokens.some((t) => t.pos === 'VERB' || t.pos === 'AUX')) return false; // a fragment
   // "Mostly walking dogs and cleaning kennels": only -ing forms, no verb that makes a sentence.
-  if (!tokens.some((t) => t.pos === 'AUX' || (t.pos === 'VERB' && !/ing$/.test(t.lower)))) return false;
+  if (!tokens.some(finite)) return false;
   if (!tokens.some((t) => CONTENT_TAGS.has(t.pos))) return false;
   const first = words[0]!;
   const last = words[words.length - 1]!;

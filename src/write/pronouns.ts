@@ -51,7 +51,7 @@ function pluralSubject(tokens: readonly Token[], before: number, owner: string, 
     const maker = tokens[i - 1]?.lemma.toLowerCase() ?? '';
     const next = tokens[j];
     const made = CAUSATIVE.has(maker) && j < before && (next!.pos === 'VERB' || next!.lower === 'to' || (BARE_MAKERS.has(maker) && next!.pos === 'NOUN') || (maker === 'help' && next!.lower === 'with'));
-    if (!made && (j >= before || (tokens[j]!.pos !== 'AUX' && tokens[j]!.pos !== 'VERB'))) continue;
+    if (!made && (j >= before || (next!.pos !== 'AUX' && next!.pos !== 'VERB'))) continue;
     // "his friends", "their kids": whose they are is another pronoun's question.
     const previous = tokens[i - 1]?.lower;
     if (previous === 'his' || previous === 'her' || previous === 'their' || previous === 'its' || (previous === 'your' && !listener)) continue;
