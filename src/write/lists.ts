@@ -6,6 +6,8 @@
  * few words; a list whose items are sentences of their own is left as it is.
  */
 
+import { escapeRegExp } from './regexp.js';
+
 /** A list item's mark: a bullet, or a number or letter with a stop or bracket. */
 const ITEM = /^\s*(?:[-*•]|\d{1,2}[.)]|[a-z][.)])\s+/i;
 /** The most words an item's head may have to be named in the sentence that introduces it. */
@@ -59,7 +61,7 @@ function headAsSubject(item: string): string {
   // "**Capacity**: They often have a larger capacity": a head its own words go on to describe is
   // a topic, not the things "they" are.
   const last = name.split(/\s+/).pop()!.toLowerCase();
-  if (new RegExp(`\\b${last.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'iu').test(rest)) return item;
+  if (new RegExp(`\\b${escapeRegExp(last)}`, 'iu').test(rest)) return item;
   return `${mark}${name} ${rest.replace(ITEM_SUBJECT, '')}`;
 }
 

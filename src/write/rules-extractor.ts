@@ -15,7 +15,8 @@ import { english, type Language } from './language.js';
 import { listWords } from './lists.js';
 import { Mentions, type Mention } from './mentions.js';
 import { LIST_FIELDS, namedBelonging, profileStatements, type ProfileHistoryEntry, type ProfileStatement } from './profile-rules.js';
-import { analyse, clip, escapeRegExp, singleSpaced, type Sentence, type Token } from './sentences.js';
+import { escapeRegExp } from './regexp.js';
+import { analyse, clip, singleSpaced, type Sentence, type Token } from './sentences.js';
 
 /** A sentence that turns the talk to something else. */
 const TOPIC_CHANGE = /^(?:(?:oh|anyway|so|also|ok|okay)[,!]?\s+)?(?:by the way|btw|anyway|anyhow|on (?:another|a different|a separate|an unrelated) note|unrelated(?:ly)?|changing the subject|speaking of)\b/i;

@@ -194,9 +194,6 @@ export function splitSentences(text: string, language: Language): string[] {
   return analyse(text, language).map((s) => s.text);
 }
 
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** Whitespace that folding to single spaces changes: a run, or one that is not a plain space. */
 const SPACING = /\s\s|[^\S ]/;
