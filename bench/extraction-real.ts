@@ -24,7 +24,9 @@
  *     pretty active on 2023-05-27", "on 2023-04-22 on 2023-05-22" of "… in 27 minutes");
  *   - the line that introduced a list, left without it ("Some popular options include.");
  *   - a pronoun in a title read as a person ("The Last of Sam and others Part II");
- *   - one name as a verb's subject and its object ("Gifts loved gifts" of "they loved them").
+ *   - one name as a verb's subject and its object ("Gifts loved gifts" of "they loved them");
+ *   - the speaker's stance on saying something, alone or in front of it ("Sam has to say.",
+ *     "Though Sam must say, the hike was …").
  *
  * A pattern can only count what it matches: these are floors on breakage, not its rate (and the
  * last one also counts facts that are right). Read the examples (`--show N`) before trusting a
@@ -74,6 +76,8 @@ const PATTERNS: Record<string, RegExp> = {
   // "The Last of Sam and others Part II": a pronoun in a title read as the speaker.
   'a pronoun in a title read as a person': /\b[A-Z]\w* (?:of|and) (?:Sam|Assistant)(?: and others)? [A-Z]/,
   // "Gifts loved gifts", "Humans told humans of their history": a subject pronoun and the object of its verb read as one name.
+  // "Sam has to say.", "Though Sam must say, …": "I have to say", "I must admit" kept as a claim.
+  'a stance on saying it, kept': /\b(?:has to|have to|must|will|should) (?:say|admit|confess|be honest)(?:\.$|, )/,
   'one name as a verb\'s subject and object': /^(?!(?:Sam|Assistant|User)\b)(\p{Lu}[\p{L} ]{0,40}?) (?:(?:also|then|really|just|always|often|never|have|has|had) )?(?!(?:said|mentioned|realized|noticed|thought|knew|felt|hoped|wished|guessed|decided|figured|found|learned|learnt|saw|heard|showed|believed|worried|assumed|imagined|pretended|guaranteed|promised|remembered)\b)\w+(?:ed|ew|ave|old|ook|ught) \1(?=[ .,;!?]|$)(?! that\b)/iu,
 };
 

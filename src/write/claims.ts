@@ -167,12 +167,25 @@ function appositives(clause: Token[]): Token[][] {
 
 /** Phrases that link a clause to the talk around it and say nothing themselves ("Speaking of which, …"). */
 const DISCOURSE = /^(?:speaking of(?: \S+){1,3}|by the way|that being said|having said that|with that said|that said|in fact|to be honest|honestly speaking|of course|for example|for instance|in addition|on the other hand|as a result|at the same time|come to think of it|to be fair|in any case|after all|in other words|as well|then again|all in all|first of all|to be clear|on top of that|apart from that|other than that|you know|as you know|i mean|you see|mind you|let me see|let's see|guess what|you know what|believe it or not|no way|no kidding|for real|oh wow|oh my(?: god| gosh| goodness)?|my (?:god|gosh|goodness))$/i;
+/** The speaker's stance on saying what follows ("Though I must say, …", "I have to admit I …"), read with contractions spelled out. */
+const STANCE = /^(?:(?:though|although|still) )?(?:i (?:must|have to|have got to|will|should) (?:say|admit|confess|be honest)|(?:i am )?not going to lie)$/;
 
-/** The length of a discourse phrase opening the clause at `from`, with its comma ("By the way, …"), or 0. */
+const subjectPronoun = (t: Token | undefined) => t?.pos === 'PRON' && SUBJECT_PRONOUNS.has(t.lower);
+
+/**
+ * The length of a discourse phrase opening the clause at `from`, with its comma ("By the way, …"),
+ * or 0. A stance needs no comma before the subject of what it says ("I have to admit (that) I
+ * finished it": read as "have to", it was a plan).
+ */
 function discourseLead(tokens: readonly Token[], from: number): number {
-  for (let n = 2; n <= 5 && from + n < tokens.length; n++) {
-    if (tokens[from + n]!.text !== ',') continue;
-    if (DISCOURSE.test(tokens.slice(from, from + n).map((t) => t.lower).join(' '))) return n + 1;
+  for (let n = 2; n <= 6 && from + n < tokens.length; n++) {
+    const next = tokens[from + n]!;
+    const comma = next.text === ',';
+    const that = next.lower === 'that' && subjectPronoun(tokens[from + n + 1]);
+    if (!comma && !that && !subjectPronoun(next)) continue;
+    const words = tokens.slice(from, from + n).map((t) => t.lower).join(' ');
+    if (STANCE.test(words)) return comma || that ? n + 1 : n;
+    if (comma && DISCOURSE.test(words)) return n + 1;
   }
   return 0;
 }
@@ -313,6 +326,8 @@ const SUBJECT_TAGS = new Set([...NAMING_TAGS, 'ADJ']);
 
 /** Subordinators that are prepositions too: "after a busy day, …", "as a teacher, …" open no clause. */
 const PREPOSITIONS_TOO = new Set(['after', 'before', 'since', 'as', 'until']);
+/** Words that stand for a time or an event said before ("before that", "since then"). */
+const DEMONSTRATIVES = new Set(['that', 'this', 'then']);
 
 /**
  * Whether the subordinator at `at` opens a phrase, not a clause: no verb up to its comma, and a
@@ -321,6 +336,9 @@ const PREPOSITIONS_TOO = new Set(['after', 'before', 'since', 'as', 'until']);
  */
 function phrase(tokens: readonly Token[], at: number): boolean {
   if (!PREPOSITIONS_TOO.has(tokens[at]!.lower)) return false;
+  // "Before that I lived in Cairo", "after this we moved": a demonstrative right before a subject
+  // is the preposition's object, with no comma to show it ("before that happened" is a clause).
+  if (DEMONSTRATIVES.has(tokens[at + 1]?.lower ?? '') && ['PRON', 'PROPN'].includes(tokens[at + 2]?.pos ?? '')) return true;
   let k = at + 1;
   for (; k < tokens.length && tokens[k]!.text !== ','; k++) if (finite(tokens[k]!)) return false;
   if (k === tokens.length) return true;
@@ -436,7 +454,8 @@ function isContent(tokens: readonly Token[]): boolean {
   if (/^(?:include|includes|including|following|follows|namely|as)$/.test(last.lower)) return false;
   if (last.lower === 'like' && words[words.length - 2]?.pos === 'NOUN') return false; // "questions like"
   if (words.length <= 6 && words.some((w) => /^(thanks?|thank|perfect|awesome|congratulations|sorry)$/i.test(w.text))) return false;
-  if (DISCOURSE.test(words.map((w) => w.lower).join(' '))) return false; // "Speaking of which" split from its clause
+  const lowered = words.map((w) => w.lower).join(' ');
+  if (DISCOURSE.test(lowered) || STANCE.test(lowered)) return false; // "Speaking of which", "I have to say" split from its clause
   // An instruction, also after a word that only softens or sequences it ("Now write …", "Please list …").
   const verb = ['now', 'please', 'also', 'then', 'just', 'next', 'finally'].includes(first.lower) ? words[1] ?? first : first;
   if (verb.pos === 'VERB' && verb.lower === verb.lemma && !['i'].includes(verb.lower)) return false;

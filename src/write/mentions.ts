@@ -251,6 +251,14 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
     const name = properName(tokens, i, true);
     if (!name) continue;
     let [end, text] = name;
+    // "I read Becoming Nicole, it really moved me": a capitalised gerund inside a sentence opens a
+    // title ("Finding Nemo"), and the title is a thing; read as the name "Nicole", the "it" after
+    // it became a person ("Nicole really moved Sam").
+    if (titleGerund(tokens, i - 1)) {
+      mentions.add({ name: `${tokens[i - 1]!.text}${tokens[i]!.space}${text}`, kind: 'thing', gender: null, plural: false, role: null, proper: true });
+      i = end - 1;
+      continue;
+    }
     const before = tokens[i - 1]?.lower ?? '';
     const beforeThe = before === 'the' ? tokens[i - 2]?.lower ?? '' : before;
     let kind: MentionKind = end - i > 1 ? 'person' : 'unknown';
@@ -276,6 +284,12 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
     mentions.add({ name: text, kind, gender: null, plural: false, role: null, proper: true });
     i = end - 1;
   }
+}
+
+/** Whether the token at `i` is a capitalised gerund inside its sentence, the first word of a title before a name ("Finding Nemo"). */
+function titleGerund(tokens: readonly Token[], i: number): boolean {
+  const t = tokens[i];
+  return i > 0 && !!t && t.pos === 'VERB' && /^\p{Lu}\p{Ll}+ing$/u.test(t.text) && !/^[.!?:;"“(]$/.test(tokens[i - 1]!.text);
 }
 
 const DEFINITE = new Set(['the', 'this', 'that', 'these', 'those']);

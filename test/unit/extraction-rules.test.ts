@@ -515,6 +515,26 @@ describe('what real conversations break', () => {
     expect(await facts(['user', 'I am really excited to explore Rostov and try the local food.'])).toEqual(['Maya is really excited to explore Rostov and try the local food.']);
   });
 
+  it('drops the speaker\'s stance on saying it ("Though I must say, …", "I\'m not gonna lie, …")', async () => {
+    expect(await facts(['user', 'Though I must say, the hike was harder than I expected.'])).toEqual(['The hike was harder than Maya expected.']);
+    expect(await facts(['user', 'But I gotta say, my garden looks amazing.'])).toEqual(["Maya's garden looks amazing."]);
+    const out = await facts(['user', "I'm not gonna lie, the trip was long. I have to admit, my garden looks amazing."]);
+    expect(out.join(' ')).not.toMatch(/lie|admit/);
+    expect(out).toContain("Maya's garden looks amazing.");
+    // With no comma, before the subject of what is said: read as "have to", it was a plan.
+    expect(await facts(['user', 'I have to admit that I was wrong about Bob. I must say I love Rome.'])).toEqual(['Maya was wrong about Bob.', 'Maya loves Rome.']);
+  });
+
+  it('reads "before that" and "after this" before a subject as a phrase, not a clause', async () => {
+    expect(await facts(['user', 'I moved to Amsterdam in 2021. Before that I lived in Cairo.'], ['assistant', 'Nice.'])).toContain('Before that Maya lived in Cairo.');
+    expect(await facts(['user', 'Before that happened, I lived in Lima.'])).toEqual(['Maya lived in Lima.']);
+  });
+
+  it('reads a title that opens with a capitalised gerund as a thing a later "it" stands for', async () => {
+    expect(await facts(['user', 'I read Becoming Nicole last month, it really moved me.'])).toContain('Becoming Nicole really moved Maya.');
+    expect(await facts(['user', 'We watched Finding Nemo with my kids, they loved it.'])).toContain("Maya's kids loved Finding Nemo.");
+  });
+
   it('never declines a description twice ("their work" of "Maya\'s skills")', async () => {
     const out = await facts(['user', 'I feel more confident in my skills. I follow a few painters who inspire me with their work.']);
     expect(out.join(' ')).not.toMatch(/'s's|s's /);
