@@ -170,6 +170,7 @@ for (const kind of ['unit', 'child'] as const) {
   platts.push(`  ${kind}: { slope: ${r4(slope)}, bias: ${r4(bias)} },`);
 }
 const knotLines: string[] = [];
+const gaps: number[] = [];
 for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
   if (shown[map].length === 0) continue;
   const knots = isotonicKnots(shown[map]).map(([x, y]) => [r4(x), r4(y)] as [number, number]);
@@ -177,7 +178,15 @@ for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'
   console.log(`bucket     mean   hit    n   (competition score)\n${bucketTable(shown[map], (x) => x)}`);
   console.log(`bucket     mean   hit    n   (through the fitted knots)\n${bucketTable(shown[map], through(knots))}`);
   knotLines.push(`  ${map}: [${knots.map(([x, y]) => `[${x}, ${y}]`).join(', ')}],`);
+  // How far the fitted map lies from the one in use: over every score, and over the items shown.
+  const gap = (x: number) => Math.abs(throughKnots(x, knots) - throughKnots(x, WIRE_KNOTS[map]));
+  let widest = { at: 0, gap: 0 };
+  for (let i = 0; i <= 1000; i++) if (gap(i / 1000) > widest.gap) widest = { at: i / 1000, gap: gap(i / 1000) };
+  const meanGap = shown[map].reduce((sum, s) => sum + gap(s.x), 0) / shown[map].length;
+  gaps.push(widest.gap);
+  console.log(`fitted map against the one in use: largest gap ${widest.gap.toFixed(3)} (at score ${widest.at.toFixed(3)}), mean over the items shown ${meanGap.toFixed(3)}`);
 }
+if (gaps.length) console.log(`\nstep 2, every map: largest gap between a fitted map and the one in use ${Math.max(...gaps).toFixed(3)}`);
 if (platts.length) console.log(`\nFUSED_CALIBRATION = {\n${platts.join('\n')}\n}`);
 if (knotLines.length) console.log(`WIRE_KNOTS = {\n${knotLines.join('\n')}\n}   (fitted on the scores of the current FUSED_CALIBRATION)`);
 
