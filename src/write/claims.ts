@@ -267,8 +267,10 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
     const dates = findDates(sentence.text, now);
     return { claims: [{ content: `${speaker.name} said: ${sentence.text}`, evidence: sentence.text, plan: false, due_at: null, dates, tokens: [], firstPerson: false }], ownClauses: [] };
   }
-  // A question, with its mark or without it ("can you quote some sayings from the book").
-  const question = /[?？]\s*$/.test(sentence.text) || /^(?:can|could|would|will|do|does|did|should|have|has|are|were)\s+you\b/i.test(sentence.text);
+  // A question, with its mark or without it ("can you quote some sayings from the book", "how
+  // much is 10 + 5": a wh-word before a verb, in a line left without any end mark; "What was once a
+  // hobby is now my job." is a statement).
+  const question = /[?？]\s*$/.test(sentence.text) || /^(?:can|could|would|will|do|does|did|should|have|has|are|were)\s+you\b/i.test(sentence.text) || unmarkedWhQuestion(sentence.tokens);
   // "he", "she" and "they" stand for someone talked about, not for whoever is talking or listening
   // (they are "I" and "you"): "we picked him up" is never the listener.
   const own = new Set(speaker.listener ? [speaker.name, speaker.listener] : [speaker.name]);
@@ -392,6 +394,39 @@ function holdsMainClause(tokens: readonly Token[], from: number): boolean {
     // not "…, like the one organized by my company".
     if ((next.pos === 'ADP' ? lastAux : lastFinite) > c) return true;
   }
+  return unmarkedMain(tokens, from);
+}
+
+/** Pronouns that open a main clause after a subordinate one with no comma between ("it" is as often an object). */
+const MAIN_SUBJECTS = new Set(['i', 'we', 'he', 'she', 'they']);
+/** Tags of a word after which a pronoun opens no main clause: "since I know you like jazz", "when I cook and I bake". */
+const NOT_BEFORE_MAIN = new Set(['VERB', 'AUX', 'SCONJ', 'CCONJ', 'PART']);
+
+/** Whether the pronoun at `k` opens a relative clause left without its "that": "the workshop I attended", "my sister's car we borrowed". */
+function relativeAfter(tokens: readonly Token[], k: number): boolean {
+  if (tokens[k - 1]!.pos !== 'NOUN') return false;
+  for (let j = k - 2; j >= Math.max(0, k - 4); j--) {
+    if (tokens[j]!.pos === 'DET' || SUBJECT_OPENERS.has(tokens[j]!.lower) || tokens[j]!.text === "'s") return true;
+    if (!['NOUN', 'ADJ', 'PROPN', 'NUM'].includes(tokens[j]!.pos)) return false;
+  }
+  return false;
+}
+
+/**
+ * Whether the main clause follows the subordinate one without a comma ("When I was young I lived
+ * in Oslo", "Because I was tired I slept"): after the clause's own verb, a subject pronoun and its
+ * verb. Without it the opener was dropped and two clauses fused ("Sam was young Sam lived …").
+ */
+function unmarkedMain(tokens: readonly Token[], from: number): boolean {
+  let verb = false;
+  for (let k = from; k < tokens.length - 1; k++) {
+    const t = tokens[k]!;
+    if (verb && t.pos === 'PRON' && MAIN_SUBJECTS.has(t.lower) && k > from && !NOT_BEFORE_MAIN.has(tokens[k - 1]!.pos) && tokens[k - 1]!.lower !== 'that' && !relativeAfter(tokens, k)) {
+      const after = tokens[k + 1]!.pos === 'ADV' ? tokens[k + 2] : tokens[k + 1];
+      if (after && finite(after)) return true;
+    }
+    if (finite(t)) verb = true;
+  }
   return false;
 }
 
@@ -417,6 +452,8 @@ const PAST_ONLY = new Set(['went', 'got', 'saw', 'took', 'ate', 'ran', 'came', '
 function withDroppedSubject(tokens: Token[]): Token[] {
   let v = 0;
   while (v < tokens.length && OPENING_ADVERBS.has(tokens[v]!.lower)) v++;
+  // "Can't wait to try it!", "Won't forget that day": a modal and its "not" before a verb.
+  if (tokens[v]?.pos === 'AUX' && MODALS.has(tokens[v]!.lower) && tokens[v + 1]?.lemma === 'not' && tokens[v + 2]?.pos === 'VERB') return withSpeaker(tokens);
   const verb = tokens[v];
   if (!verb || verb.pos !== 'VERB' || verb.lower === verb.lemma.toLowerCase() || /(?:ing|s)$/.test(verb.lower) || PARTICIPLES.has(verb.lower)) return tokens;
   // Any other past form is also a participle, which often opens a line that is no claim by the
@@ -433,9 +470,27 @@ function withDroppedSubject(tokens: Token[]): Token[] {
     if (!pastForm || !(['DET', 'PRON'].includes(object?.pos ?? '') || gerund || dated)) return tokens;
   }
   if (tokens.filter((t) => t.pos !== 'PUNCT').length < 3) return tokens;
+  return withSpeaker(tokens);
+}
+
+/** The clause with the speaker's "I" put before it, its first word lowered. */
+function withSpeaker(tokens: Token[]): Token[] {
   const first = tokens[0]!;
   const lowered = /^\p{Lu}\p{Ll}/u.test(first.text) ? { ...first, text: first.text.charAt(0).toLowerCase() + first.text.slice(1) } : first;
   return [{ text: 'I', lower: 'i', pos: 'PRON', lemma: 'i', space: '' }, { ...lowered, space: ' ' }, ...tokens.slice(1)];
+}
+
+const WH_WORDS = new Set(['what', 'how', 'why', 'where', 'which', 'who', 'whom', 'whose', 'when']);
+/** Words after "how" that ask for a measure ("how much is …", "how long does …"). */
+const MEASURES = new Set(['much', 'many', 'long', 'often', 'far', 'old', 'big', 'soon']);
+
+/** A line that asks without its mark: a wh-word, then a verb, "to" or a measure, and no end mark at all ("how to make a kite"). */
+function unmarkedWhQuestion(tokens: readonly Token[]): boolean {
+  const first = tokens[0];
+  const last = tokens[tokens.length - 1];
+  if (!first || !WH_WORDS.has(first.lower) || !last || /^[.!…"”')]$/.test(last.text)) return false;
+  const next = tokens[1];
+  return !!next && (next.pos === 'AUX' || next.lower === 'to' || (first.lower === 'how' && MEASURES.has(next.lower)));
 }
 
 function isContent(tokens: readonly Token[]): boolean {

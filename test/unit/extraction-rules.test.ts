@@ -535,6 +535,20 @@ describe('what real conversations break', () => {
     expect(await facts(['user', 'We watched Finding Nemo with my kids, they loved it.'])).toContain("Maya's kids loved Finding Nemo.");
   });
 
+  it('reads a wh-question left without its mark as a question, and a line that opens with "can\'t" as the speaker\'s', async () => {
+    expect(await facts(['user', 'how much is 10 + 5'], ['assistant', '15.'])).toEqual(['Maya asked: How much is 10 + 5?']);
+    expect(await facts(['user', 'what are the best tents for winter camping'], ['assistant', 'Sure.'])).toEqual(['Maya asked: What are the best tents for winter camping?']);
+    // With its end mark, a wh-word opens a statement as often as a question.
+    expect(await facts(['user', 'What was once a hobby is now my job.'])).toEqual(["What was once a hobby is now Maya's job."]);
+    expect(await facts(['user', "Can't wait to try that new ramen place!"])).toEqual(["Maya can't wait to try that new ramen place."]);
+  });
+
+  it('keeps a subordinate clause\'s opener when its main clause follows with no comma', async () => {
+    expect(await facts(['user', 'When I was young I lived in Oslo.'])).toEqual(['When Maya was young Maya lived in Oslo.']);
+    // "the workshop I attended": a relative clause left without its "that" is no main clause.
+    expect(await facts(['user', 'As I walked past the bakery I loved as a kid.'])).toEqual(['Maya walked past the bakery Maya loved as a kid.']);
+  });
+
   it('never declines a description twice ("their work" of "Maya\'s skills")', async () => {
     const out = await facts(['user', 'I feel more confident in my skills. I follow a few painters who inspire me with their work.']);
     expect(out.join(' ')).not.toMatch(/'s's|s's /);
