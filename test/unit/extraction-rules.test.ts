@@ -549,6 +549,13 @@ describe('what real conversations break', () => {
     expect(await facts(['user', 'As I walked past the bakery I loved as a kid.'])).toEqual(['Maya walked past the bakery Maya loved as a kid.']);
   });
 
+  it('keeps a day that is the clause\'s subject in its place, and a day\'s word inside a name as said', async () => {
+    expect(await facts(['user', 'Yesterday was my birthday.'])).toEqual(["Yesterday (2026-11-29) was Maya's birthday."]);
+    expect(await facts(['user', 'Friday was a bit of a blur because we stayed out late.'])).toEqual(['Friday (2026-11-27) was a bit of a blur because Maya and others stayed out late.']);
+    expect(await facts(['user', 'I spent $500 on Black Friday.'])).toEqual(['Maya spent $500 on Black Friday.']);
+    expect(await facts(['user', 'I was thinking of using the Hotel Tonight app for my trip.'])).toEqual(["Maya was thinking of using the Hotel Tonight app for Maya's trip."]);
+  });
+
   it('never declines a description twice ("their work" of "Maya\'s skills")', async () => {
     const out = await facts(['user', 'I feel more confident in my skills. I follow a few painters who inspire me with their work.']);
     expect(out.join(' ')).not.toMatch(/'s's|s's /);
