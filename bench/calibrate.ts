@@ -209,6 +209,21 @@ if (fitsRange || fewSamples.length) {
     if (fullPopulations.length) prior.reference = Math.round(Math.exp(fullPopulations.reduce((a, n) => a + Math.log(n), 0) / fullPopulations.length));
   }
   const table = (part: PriorSample[], p: (s: PriorSample) => number) => bucketTable(part.map((s) => ({ x: p(s), label: s.label })), (x) => x);
+  // Per haystack, the episode buckets (both episode maps) of 30 items or more whose mean score is
+  // more than 0.1 from their hit rate, counted on the unrounded figures: knots alone, then with the prior.
+  const off: Record<string, { alone: [number, number]; prior: [number, number] }> = {};
+  const countOff = (part: PriorSample[], p: (s: PriorSample) => number): [number, number] => {
+    const rows = Array.from({ length: 10 }, () => [0, 0, 0]);
+    for (const s of part) {
+      const x = p(s);
+      const r = rows[Math.min(9, Math.floor(x * 10))]!;
+      r[0]! += x;
+      r[1]! += s.label;
+      r[2]! += 1;
+    }
+    const big = rows.filter((r) => r[2]! >= 30);
+    return [big.filter((r) => Math.abs(r[0]! / r[2]! - r[1]! / r[2]!) > 0.1).length, big.length];
+  };
   for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
     const list = ranged.filter((s) => s.map === map);
     if (fitsRange && list.length) {
@@ -230,8 +245,16 @@ if (fitsRange || fewSamples.length) {
       console.log(`  bucket     mean   hit    n   (knots alone)\n${table(part, (s) => s.p)}`);
       if (haystack === 'few') console.log(`  bucket     mean   hit    n   (with the prior of the least population)\n${table(part, (s) => withinRange(s, prior).p)}`);
       console.log(`  bucket     mean   hit    n   (with the fitted prior)\n${table(part, (s) => shiftOdds(s.p, priorShift(map, s.population, prior)))}`);
+      if (map === 'episode' || map === 'shared_episode') {
+        const tally = (off[haystack] ??= { alone: [0, 0], prior: [0, 0] });
+        const add = (into: [number, number], [n, of]: [number, number]) => { into[0] += n; into[1] += of; };
+        add(tally.alone, countOff(part, (s) => s.p));
+        add(tally.prior, countOff(part, (s) => shiftOdds(s.p, priorShift(map, s.population, prior))));
+      }
     }
   }
+  const offLine = Object.entries(off).map(([haystack, { alone, prior: fitted }]) => `${haystack} ${alone[0]} of ${alone[1]} → ${fitted[0]} of ${fitted[1]}`).join('; ');
+  if (offLine) console.log(`\nstep 3, episode buckets of 30 items or more off by more than 0.1 (both episode maps), knots alone → with the fitted prior: ${offLine}`);
   const each = (slopes: Record<WireMap, number>) => Object.entries(slopes).map(([map, x]) => `${map}: ${x}`).join(', ');
   console.log(`\nWIRE_PRIOR = { reference: ${prior.reference}, least: ${prior.least}, most: ${prior.most}, slope: { ${each(prior.slope)} }, few: { ${each(prior.few)} } }   (fitted with the current WIRE_KNOTS${fitsRange ? '' : '; reference, range and slopes as in use'})`);
 }
