@@ -35,6 +35,7 @@ import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import { priorShift, shiftOdds, throughKnots, WIRE_KNOTS, WIRE_PRIOR, type Knots, type WireMap, type WirePrior } from '../src/search/scores.js';
 import { isotonicKnots, type Sample } from './isotonic.js';
 import { fewLever, fitOffset, lever, sigmoid, withinRange, type PriorSample } from './prior-fit.js';
+import { strayBuckets, type BucketRow } from './reliability.js';
 import { haystackMemory, holdsAnswer, isAbstention, loadDataset, questionHalf, type Haystack, type Protocol } from './longmemeval.js';
 
 const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' }, dump: { type: 'string' }, 'dump-prior': { type: 'string' }, haystack: { type: 'string', default: 'full' } } });
@@ -145,7 +146,8 @@ function platt(list: Sample[]): [number, number] {
   return [a, b];
 }
 
-const bucketTable = (list: Sample[], map: (x: number) => number) => {
+/** The reliability table of `list` through `map`: per 0.1 bucket, mean score, hit rate, count. */
+const bucketRows = (list: Sample[], map: (x: number) => number): BucketRow[] => {
   const rows = Array.from({ length: 10 }, () => [0, 0, 0]);
   for (const s of list) {
     const p = map(s.x);
@@ -154,8 +156,11 @@ const bucketTable = (list: Sample[], map: (x: number) => number) => {
     r[1]! += s.label;
     r[2]! += 1;
   }
-  return rows.map((r, i) => `  ${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)}  ${r[2] ? (r[0]! / r[2]).toFixed(3) : '  –  '}  ${r[2] ? (r[1]! / r[2]).toFixed(3) : '  –  '}  ${String(r[2]).padStart(5)}`).join('\n');
+  return rows.map((r, i) => ({ bucket: `${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)}`, mean_score: r[2] ? r[0]! / r[2] : null, hit_rate: r[2] ? r[1]! / r[2] : null, count: r[2]! }));
 };
+const f3 = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
+const bucketTable = (list: Sample[], map: (x: number) => number) =>
+  bucketRows(list, map).map((r) => `  ${r.bucket}  ${f3(r.mean_score)}  ${f3(r.hit_rate)}  ${String(r.count).padStart(5)}`).join('\n');
 
 const r4 = (x: number) => Number(x.toFixed(4));
 const through = (knots: Knots) => (x: number) => throughKnots(x, knots);
@@ -213,16 +218,8 @@ if (fitsRange || fewSamples.length) {
   // more than 0.1 from their hit rate, counted on the unrounded figures: knots alone, then with the prior.
   const off: Record<string, { alone: [number, number]; prior: [number, number] }> = {};
   const countOff = (part: PriorSample[], p: (s: PriorSample) => number): [number, number] => {
-    const rows = Array.from({ length: 10 }, () => [0, 0, 0]);
-    for (const s of part) {
-      const x = p(s);
-      const r = rows[Math.min(9, Math.floor(x * 10))]!;
-      r[0]! += x;
-      r[1]! += s.label;
-      r[2]! += 1;
-    }
-    const big = rows.filter((r) => r[2]! >= 30);
-    return [big.filter((r) => Math.abs(r[0]! / r[2]! - r[1]! / r[2]!) > 0.1).length, big.length];
+    const { off: strays, counted } = strayBuckets({ episodes: bucketRows(part.map((s) => ({ x: p(s), label: s.label })), (x) => x) });
+    return [strays.length, counted];
   };
   for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
     const list = ranged.filter((s) => s.map === map);

@@ -76,11 +76,11 @@ const PATTERNS: Record<string, RegExp> = {
   'a line that introduced a list, alone': /\b(?:include|includes|including|following|follows|such as|namely|(?:things|questions|features|activities|foods|places) like)\.$/,
   // "The Last of Sam and others Part II": a pronoun in a title read as the speaker.
   'a pronoun in a title read as a person': /\b[A-Z]\w* (?:of|and) (?:Sam|Assistant)(?: and others)? [A-Z]/,
-  // "Gifts loved gifts", "Humans told humans of their history": a subject pronoun and the object of its verb read as one name.
   // "Sam has to say.", "Though Sam must say, …": "I have to say", "I must admit" kept as a claim.
   'a stance on saying it, kept': /\b(?:has to|have to|must|will|should) (?:say|admit|confess|be honest)(?:\.$|, )/,
   // "Sam said that how much is 10 + 5.", "How to improve Sam's fashion style.": a question typed without its mark.
   'a question read as a statement': /^(?:\w+ said that )?(?:what|how|why|where|which|who|when) (?:is|are|was|were|do|does|did|can|could|should|would|will|to|much|many)\b.*\.$/i,
+  // "Gifts loved gifts", "Humans told humans of their history": a subject pronoun and the object of its verb read as one name.
   'one name as a verb\'s subject and object': /^(?!(?:Sam|Assistant|User)\b)(\p{Lu}[\p{L} ]{0,40}?) (?:(?:also|then|really|just|always|often|never|have|has|had) )?(?!(?:said|mentioned|realized|noticed|thought|knew|felt|hoped|wished|guessed|decided|figured|found|learned|learnt|saw|heard|showed|believed|worried|assumed|imagined|pretended|guaranteed|promised|remembered)\b)\w+(?:ed|ew|ave|old|ook|ught) \1(?=[ .,;!?]|$)(?! that\b)/iu,
 };
 

@@ -454,15 +454,11 @@ function rewrite(tokens: Token[], speaker: Speaker, now: number, resolved: Map<n
       while (j < tokens.length && starts[j]! < date.end) j++;
       // "the Hotel Tonight app", "Black Friday": a day's word after a name is part of the name, no
       // date ("Business Administration May 2013" is one).
-      if (pieces.length > 0 && /^\p{Lu}/u.test(t.text) && !/\d/.test(date.phrase) && tokens[i - 1]?.pos === 'PROPN' && /^\p{Lu}/u.test(tokens[i - 1]!.text)) {
-        for (let k = i; k < j; k++) pieces.push({ text: tokens[k]!.text, space: tokens[k]!.space });
-        i = j - 1;
-        continue;
-      }
+      const inName = pieces.length > 0 && /^\p{Lu}/u.test(t.text) && !/\d/.test(date.phrase) && tokens[i - 1]?.pos === 'PROPN' && /^\p{Lu}/u.test(tokens[i - 1]!.text);
       // "Friday was a blur", "Yesterday was my birthday": a date that is the clause's subject stays
       // where it is, the date after it; moved to the end it left the verb without a subject.
       const subject = pieces.length === 0 && ['AUX', 'VERB'].includes(tokens[j]?.pos ?? '');
-      const said = subject ? { keep: true, note: date.label } : datePlace(pieces, date, now);
+      const said = inName ? { keep: true } : subject ? { keep: true, note: date.label } : datePlace(pieces, date, now);
       if (said.keep) {
         // Inside a noun phrase ("in the past 3 days", "the weekend off"): the words stay and the
         // date follows them, or nothing does where "that" points at a time named before.

@@ -194,7 +194,6 @@ export function splitSentences(text: string, language: Language): string[] {
   return analyse(text, language).map((s) => s.text);
 }
 
-
 /** Whitespace that folding to single spaces changes: a run, or one that is not a plain space. */
 const SPACING = /\s\s|[^\S ]/;
 
