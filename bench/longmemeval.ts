@@ -324,6 +324,25 @@ export function turnRecall(evidence: readonly string[], episodes: readonly Searc
   return evidence.filter((turn) => text.includes(turn)).length / evidence.length;
 }
 
+/** Turn-level recall at 5 and 10, averaged per question. */
+export interface TurnRecall {
+  turn_recall_at_5: number | null;
+  turn_recall_at_10: number | null;
+}
+
+/**
+ * The mean of the questions' turn-level recall at 5 and 10 (`turnRecall`), over the questions that
+ * have one: a question whose protocol stored no evidence turn (null) is left out, not counted as 0.
+ * Null when none has one, or when the rows rank sessions only (fusions computed outside, the baseline).
+ */
+export function meanTurnRecall(outcomes: readonly { turn5: number | null; turn10: number | null }[]): TurnRecall {
+  const mean = (xs: (number | null)[]) => {
+    const held = xs.filter((x): x is number => x !== null);
+    return held.length ? held.reduce((a, b) => a + b, 0) / held.length : null;
+  };
+  return { turn_recall_at_5: mean(outcomes.map((o) => o.turn5)), turn_recall_at_10: mean(outcomes.map((o) => o.turn10)) };
+}
+
 /** The haystack session ids of retrieved episodes, first occurrence first. */
 export function rankedSessions(q: Question, episodes: readonly SearchEpisodeItem[]): string[] {
   return sessionsInOrder(q, episodes.map((e) => e.session_id!));

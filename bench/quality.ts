@@ -24,7 +24,7 @@
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
  *                            [--embedder-dims N] [--haystack full|personal|days|few] [--agentic-expansion]
- *                            [--via memory|http] [--reranker none|teacher] [--names]
+ *                            [--via memory|http] [--reranker none|teacher] [--names] [--misses]
  *
  * Data: LongMemEval-S (cleaned), MIT licence, expected at ../shared/data/longmemeval_s_dedup.json.gz
  * (see that folder's README for where it comes from); `--data PATH` points elsewhere.
@@ -41,6 +41,9 @@
  * `--names` stores the two sides as two named people (`sender_name`) and asks every question in the
  * third person by name ("How many tops has Maren bought?", `namedQuestion`), the way questions about
  * a conversation between people are asked; the stemmed BM25 baseline is asked the same words.
+ * `--misses` lists the questions hybrid misses an answer session of at 10, with every row's place
+ * for each answer session: where to start reading (on the fit half: the report half is for
+ * reporting).
  */
 import { parseArgs } from 'node:util';
 import { strayBuckets } from './reliability.js';
@@ -54,7 +57,7 @@ import { startBenchServer } from './http-memory.js';
 import { OUTSIDE_FUSIONS, type Ranked } from './outside-fusion.js';
 import {
   BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, sessionsInOrder, storedId, turnRecall,
-  DAY_SESSIONS, FEW_MOST, namedQuestion, type Dataset, type Haystack, type Metrics, type Protocol, type Question,
+  DAY_SESSIONS, FEW_MOST, meanTurnRecall, namedQuestion, type Dataset, type Haystack, type Metrics, type Protocol, type Question, type TurnRecall,
 } from './longmemeval.js';
 
 const { values } = parseArgs({
@@ -72,6 +75,7 @@ const { values } = parseArgs({
     via: { type: 'string', default: 'memory' },
     reranker: { type: 'string' },
     names: { type: 'boolean', default: false },
+    misses: { type: 'boolean', default: false },
   },
 });
 
@@ -121,6 +125,8 @@ function weakened(base: Embedder, dims: number | undefined): Embedder {
 }
 
 interface Outcome {
+  /** The question's position in the run's list (`questions`). */
+  question: number;
   ranked: string[];
   relevant: string[];
   type: string;
@@ -177,7 +183,7 @@ for (const protocol of protocols) {
       searchMs += performance.now() - t0;
       const episodes: SearchEpisodeItem[] = data.episodes;
       outcomes.get(method)!.push({
-        ranked: rankedSessions(q, episodes), relevant: q.answer_session_ids, type: q.question_type,
+        question: qi, ranked: rankedSessions(q, episodes), relevant: q.answer_session_ids, type: q.question_type,
         turn5: turnRecall(evidence, episodes, 5), turn10: turnRecall(evidence, episodes, 10),
       });
       const reliability = reliabilityOf.get(method);
@@ -204,11 +210,11 @@ for (const protocol of protocols) {
       const [keywordList, vectorList] = [await leg('keyword'), await leg('vector')];
       for (const name of outside) {
         const ids = OUTSIDE_FUSIONS[name]!(keywordList, vectorList);
-        outcomes.get(name)!.push({ ranked: sessionsInOrder(q, ids.map((id) => sessionOf.get(id)!)), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
+        outcomes.get(name)!.push({ question: qi, ranked: sessionsInOrder(q, ids.map((id) => sessionOf.get(id)!)), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
       }
     }
     await memory.close();
-    outcomes.get(BASELINE)!.push({ ranked: await bm25Sessions(dataset, q, protocol), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
+    outcomes.get(BASELINE)!.push({ question: qi, ranked: await bm25Sessions(dataset, q, protocol), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
     if ((qi + 1) % 10 === 0) process.stderr.write(`  protocol ${protocol}: ${qi + 1}/${questions.length} questions, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   }
 
@@ -225,17 +231,10 @@ for (const protocol of protocols) {
   const noAnswer = { questions: topScores.length, mean_top_score: topScores.length ? topScores.reduce((a, b) => a + b, 0) / topScores.length : null, top_at_least_0_5: topScores.filter((x) => x >= 0.5).length, top_at_least_0_8: topScores.filter((x) => x >= 0.8).length };
 
   const types = [...new Set(questions.map((q) => q.question_type))].sort();
-  const perMethod: Record<string, Metrics & { turn_recall_at_5: number | null; turn_recall_at_10: number | null; by_type: Record<string, Metrics> }> = {};
+  const perMethod: Record<string, Metrics & TurnRecall & { by_type: Record<string, Metrics & TurnRecall> }> = {};
   for (const [method, list] of outcomes) {
-    const turns5 = list.map((o) => o.turn5).filter((x): x is number => x !== null);
-    const turns10 = list.map((o) => o.turn10).filter((x): x is number => x !== null);
-    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-    perMethod[method] = {
-      ...score(list),
-      turn_recall_at_5: mean(turns5),
-      turn_recall_at_10: mean(turns10),
-      by_type: Object.fromEntries(types.map((t) => [t, score(list.filter((o) => o.type === t))])),
-    };
+    const ofType = (t: string) => list.filter((o) => o.type === t);
+    perMethod[method] = { ...score(list), ...meanTurnRecall(list), by_type: Object.fromEntries(types.map((t) => [t, { ...score(ofType(t)), ...meanTurnRecall(ofType(t)) }])) };
   }
   const table = (rows: number[][]) => rows.map((b, i) => ({ bucket: `${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)}`, mean_score: b[2] ? b[0]! / b[2] : null, hit_rate: b[2] ? b[1]! / b[2] : null, count: b[2]! }));
   const calibrationOf = (reliability: ReturnType<typeof buckets>) => ({
@@ -266,6 +265,27 @@ for (const protocol of protocols) {
     for (const t of types) {
       const n = questions.filter((q) => q.question_type === t).length;
       console.log(`${t.padEnd(27)} ${String(n).padStart(4)}  ${[...outcomes.keys()].map((m) => `${f(perMethod[m]!.by_type[t]!.recall_all_at_10)} / ${f(perMethod[m]!.by_type[t]!.ndcg_any_at_10)}`.padEnd(15)).join(' ')}`);
+    }
+    // Turn level: only the engine's methods return the text it reads (the fusions and the baseline rank sessions).
+    console.log(`\nTurn-level recall @5 / @10 per question type (${name}): the share of evidence turns whose words are in the returned episodes, their facts or passages; n counts the questions with an evidence turn stored`);
+    console.log(`${'type'.padEnd(27)} ${'n'.padStart(4)}  ${methods.map((m) => m.padEnd(15)).join(' ')}`);
+    for (const t of types) {
+      const n = outcomes.get(methods[0]!)!.filter((o) => o.type === t && o.turn10 !== null).length;
+      console.log(`${t.padEnd(27)} ${String(n).padStart(4)}  ${methods.map((m) => `${f(perMethod[m]!.by_type[t]!.turn_recall_at_5)} / ${f(perMethod[m]!.by_type[t]!.turn_recall_at_10)}`.padEnd(15)).join(' ')}`);
+    }
+    if (values.misses) {
+      // Where hybrid (else the first method) misses an answer session at 10: every row's places for them.
+      const judge = methods.includes('hybrid') ? 'hybrid' : methods[0]!;
+      const misses = outcomes.get(judge)!.filter((o) => o.relevant.some((s) => !o.ranked.slice(0, 10).includes(s)));
+      console.log(`\nQuestions ${judge} misses an answer session of at 10 (${misses.length}): each method's place for every answer session (- : not returned)`);
+      for (const miss of misses) {
+        const q = questions[miss.question]!;
+        const places = [...outcomes].map(([m, list]) => {
+          const o = list.find((x) => x.question === miss.question)!;
+          return `${m} [${o.relevant.map((s) => (o.ranked.includes(s) ? o.ranked.indexOf(s) + 1 : '-')).join(',')}]`;
+        });
+        console.log(`${q.question_id} (${q.question_type}) ${asked(q)}\n    ${places.join('  ')}`);
+      }
     }
     for (const [method, calibration] of Object.entries(calibrations)) {
       console.log(`\nReliability of ${method} scores on the wire (${name}${method === 'agentic' ? `, reranker ${rerankerChoice}` : ''}): an item is a hit when its session holds the answer`);
