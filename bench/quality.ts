@@ -56,7 +56,7 @@ import { createUnprimedTeacher, readRerankerChoice } from '../src/cli/open-memor
 import { startBenchServer } from './http-memory.js';
 import { OUTSIDE_FUSIONS, type Ranked } from './outside-fusion.js';
 import {
-  BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, score, sessionsInOrder, storedId, turnRecall,
+  BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, recallAll, score, sessionsInOrder, storedId, turnRecall,
   DAY_SESSIONS, FEW_MOST, meanTurnRecall, namedQuestion, type Dataset, type Haystack, type Metrics, type Protocol, type Question, type TurnRecall,
 } from './longmemeval.js';
 
@@ -124,9 +124,8 @@ function weakened(base: Embedder, dims: number | undefined): Embedder {
   return { id: `${base.id}/first-${dims}-dims`, dim: dims, embed: async (texts, options) => (await base.embed(texts, options)).map(cut) };
 }
 
+/** One row's answer to one question; every row holds one per question, in the order of `questions`. */
 interface Outcome {
-  /** The question's position in the run's list (`questions`). */
-  question: number;
   ranked: string[];
   relevant: string[];
   type: string;
@@ -183,7 +182,7 @@ for (const protocol of protocols) {
       searchMs += performance.now() - t0;
       const episodes: SearchEpisodeItem[] = data.episodes;
       outcomes.get(method)!.push({
-        question: qi, ranked: rankedSessions(q, episodes), relevant: q.answer_session_ids, type: q.question_type,
+        ranked: rankedSessions(q, episodes), relevant: q.answer_session_ids, type: q.question_type,
         turn5: turnRecall(evidence, episodes, 5), turn10: turnRecall(evidence, episodes, 10),
       });
       const reliability = reliabilityOf.get(method);
@@ -210,11 +209,11 @@ for (const protocol of protocols) {
       const [keywordList, vectorList] = [await leg('keyword'), await leg('vector')];
       for (const name of outside) {
         const ids = OUTSIDE_FUSIONS[name]!(keywordList, vectorList);
-        outcomes.get(name)!.push({ question: qi, ranked: sessionsInOrder(q, ids.map((id) => sessionOf.get(id)!)), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
+        outcomes.get(name)!.push({ ranked: sessionsInOrder(q, ids.map((id) => sessionOf.get(id)!)), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
       }
     }
     await memory.close();
-    outcomes.get(BASELINE)!.push({ question: qi, ranked: await bm25Sessions(dataset, q, protocol), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
+    outcomes.get(BASELINE)!.push({ ranked: await bm25Sessions(dataset, q, protocol), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
     if ((qi + 1) % 10 === 0) process.stderr.write(`  protocol ${protocol}: ${qi + 1}/${questions.length} questions, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   }
 
@@ -276,13 +275,13 @@ for (const protocol of protocols) {
     if (values.misses) {
       // Where hybrid (else the first method) misses an answer session at 10: every row's places for them.
       const judge = methods.includes('hybrid') ? 'hybrid' : methods[0]!;
-      const misses = outcomes.get(judge)!.filter((o) => o.relevant.some((s) => !o.ranked.slice(0, 10).includes(s)));
+      const misses = questions.flatMap((q, qi) => (recallAll(outcomes.get(judge)![qi]!.ranked, q.answer_session_ids, 10) < 1 ? [qi] : []));
       console.log(`\nQuestions ${judge} misses an answer session of at 10 (${misses.length}): each method's place for every answer session (- : not returned)`);
-      for (const miss of misses) {
-        const q = questions[miss.question]!;
+      for (const qi of misses) {
+        const q = questions[qi]!;
         const places = [...outcomes].map(([m, list]) => {
-          const o = list.find((x) => x.question === miss.question)!;
-          return `${m} [${o.relevant.map((s) => (o.ranked.includes(s) ? o.ranked.indexOf(s) + 1 : '-')).join(',')}]`;
+          const { ranked } = list[qi]!;
+          return `${m} [${q.answer_session_ids.map((s) => ranked.indexOf(s) + 1 || '-').join(',')}]`;
         });
         console.log(`${q.question_id} (${q.question_type}) ${asked(q)}\n    ${places.join('  ')}`);
       }
