@@ -214,6 +214,29 @@ describe('participant units', () => {
     expect(units[0]!.evidence).toBe('Hey! I went to the support group yesterday. It was great.');
   });
 
+  it('leaves out a sentence that only greets or thanks a participant by name; the rest of the message stays', () => {
+    const named = (sender_id: string, sender_name: string, role: BufferedMessage['role'], content: string, i: number) => ({ ...message(sender_id, role, content, i), sender_name });
+    const units = participantUnits([
+      named('u1', 'Lucas', 'user', 'Hey Mariana! How was the Azores?', 0),
+      named('u2', 'Mariana', 'assistant', 'Lucas!! Hi! It was unreal. We saw a sperm whale.', 1),
+      named('u1', 'Lucas', 'user', 'Take care, Mari!', 2),
+      named('u2', 'Mariana', 'assistant', 'Thanks so much, Lucas! Good luck with Tiago.', 3),
+      named('u1', 'Lucas', 'user', 'Hi! Hey Frank!', 4),
+    ], { owner_type: 'user', owner_id: 'u1' });
+    expect(units.map((u) => u.content)).toEqual([
+      'Lucas said: How was the Azores?',
+      'Mariana replied: Hi! It was unreal. We saw a sperm whale.',
+      'Mariana replied: Good luck with Tiago.',
+      // Frank is no participant: a greeting of someone else names them; "Hi!" alone names no one.
+      'Lucas said: Hi! Hey Frank!',
+    ]);
+  });
+
+  it('never reads a role id as a name: "user" and "assistant" sentences stay', () => {
+    const units = participantUnits([message('user', 'user', 'Thanks, assistant!', 0), message('assistant', 'assistant', 'Hello user!', 1)], { owner_type: 'user', owner_id: 'user' });
+    expect(units.map((u) => u.content)).toEqual(['user said: Thanks, assistant!', 'assistant replied: Hello user!']);
+  });
+
   it('a user and an agent of the same id are different speakers', () => {
     const units = participantUnits([message('zed', 'user', 'Hello there.', 0), message('zed', 'assistant', 'Hi, I am the agent.', 1)], { owner_type: 'user', owner_id: 'zed' }, [{ evidence: 'Hello there' }]);
     expect(units.map((u) => u.content)).toEqual(['zed replied: Hi, I am the agent.']);

@@ -1,0 +1,59 @@
+/**
+ * `bench:conversations` measures retrieval on its conversation sets: every evidence pointer must
+ * name a turn that exists (a broken one would count a question as missed, or found, by accident),
+ * and the sets must be stored as the bench says, both speakers retrievable from the first one's
+ * memory.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { fillConversation, loadConversations, speakerId, type ConversationSet } from '../../bench/conversations.js';
+import { createMemory } from '../../src/index.js';
+import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
+
+const FIXTURES = fileURLToPath(new URL('../../bench/fixtures/conversations/', import.meta.url));
+
+describe('bench conversation sets', () => {
+  const sets = loadConversations(FIXTURES);
+
+  it('hold five conversations whose every question points at turns that exist', () => {
+    expect(sets.map((s) => s.id)).toEqual(['conv1', 'conv2', 'conv3', 'conv4', 'conv5']);
+    const ids = new Set<string>();
+    for (const set of sets) {
+      expect(set.speakers).toHaveLength(2);
+      const sessions = new Map(set.sessions.map((s) => [s.id, s]));
+      let previous = '';
+      for (const session of set.sessions) {
+        expect(Number.isNaN(Date.parse(`${session.date}Z`)), `${set.id} ${session.id}`).toBe(false);
+        expect(session.date > previous, `${set.id} ${session.id} after ${previous}`).toBe(true);
+        previous = session.date;
+        for (const turn of session.turns) expect(set.speakers).toContain(turn.speaker);
+      }
+      for (const q of set.questions) {
+        expect(ids.has(q.id), q.id).toBe(false);
+        ids.add(q.id);
+        expect(['single-hop', 'multi-hop', 'temporal', 'open-domain']).toContain(q.category);
+        expect(q.evidence.length, q.id).toBeGreaterThan(0);
+        for (const e of q.evidence) expect(sessions.get(e.session)?.turns[e.turn], `${q.id} ${e.session}:${e.turn}`).toBeDefined();
+      }
+    }
+    expect(ids.size).toBe(225);
+  });
+
+  it('stores both speakers in the first one\'s memory, so the second one\'s words are found by name', async () => {
+    const set: ConversationSet = {
+      id: 'tiny',
+      speakers: ['Caroline', 'Melanie'],
+      sessions: [
+        { id: 'S1', date: '2023-05-08T13:56', turns: [{ speaker: 'Caroline', text: 'Hey Mel! How have you been?' }, { speaker: 'Melanie', text: 'Hey Caroline! I painted a sunrise by the lake last week.' }] },
+        { id: 'S2', date: '2023-06-02T10:00', turns: [{ speaker: 'Melanie', text: 'Hi Caroline! We went camping at the beach.' }, { speaker: 'Caroline', text: 'I am researching adoption agencies now.' }] },
+      ],
+      questions: [],
+    };
+    const memory = await fillConversation(await createMemory({ embedder: await createDefaultEmbedder() }), set);
+    for (const [query, session] of [['What did Melanie paint?', 's1'], ['What is Caroline researching?', 's2']] as const) {
+      const { data } = await memory.search({ user_id: speakerId('Caroline'), query, method: 'hybrid', top_k: 1 });
+      expect(data.episodes[0]?.session_id, query).toBe(session);
+    }
+    await memory.close();
+  });
+});
