@@ -9,7 +9,8 @@
  * stemmed BM25 baseline over the same sessions (Orama with the English stemmer and stop words, one
  * document per session, each line "Name: text") and, when both legs are measured, next to the
  * outside fusions of the legs' top-100 episode lists (outside-fusion.ts); turn-level recall at 10
- * from the questions' evidence turns.
+ * from the questions' evidence turns; and the reliability of hybrid's and agentic's scores on the
+ * wire (per 0.1 bucket, reliability.ts), calibrated on LongMemEval, here on conversations it never saw.
  *
  *   npm run bench:conversations -- [--data FILE|DIR] [--half report|fit|all]
  *                                  [--methods keyword,vector,hybrid,agentic] [--via memory|http] [--reranker none|teacher]
@@ -17,7 +18,8 @@
  *
  * Data: `bench/fixtures/conversations/*.json` by default, written for this bench (see that folder's
  * README): no constant of the engine was chosen on them. Any set converted to the same shape
- * (`ConversationSet` below) runs with `--data`. Questions are split into halves by id as in
+ * (`ConversationSet` below) runs with `--data`, and so does LoCoMo's release as it is (`locomo10.json`,
+ * converted on load: `fromLocomo`). Questions are split into halves by id as in
  * `bench:quality` (`questionHalf`); `--misses` lists the questions hybrid misses an evidence
  * session of at 10 with every row's place for each, for reading on the fit half. `--via http` builds
  * the memories through `npm run serve` (http-memory.ts), as an outside evaluation does;
@@ -36,6 +38,7 @@ import { createUnprimedTeacher, readRerankerChoice } from '../src/cli/open-memor
 import { startBenchServer, type BenchMemory } from './http-memory.js';
 import { foldText, meanTurnRecall, questionHalf, recallAll, score, turnRecall, type Metrics, type TurnRecall } from './longmemeval.js';
 import { OUTSIDE_FUSIONS, type Ranked } from './outside-fusion.js';
+import { calibrationOf, countItems, emptyCounts, reliabilityReport, strayCheck } from './reliability.js';
 
 /** One conversation between two people, with questions whose evidence is labelled to the turn. */
 export interface ConversationSet {
@@ -47,10 +50,58 @@ export interface ConversationSet {
 
 const DEFAULT_DATA = new URL('./fixtures/conversations/', import.meta.url);
 
-/** The sets in a file or in every `.json` file of a folder, by file name. */
+/** The sets in a file or in every `.json` file of a folder, by file name; a LoCoMo file is converted (`fromLocomo`). */
 export function loadConversations(path: string): ConversationSet[] {
   const files = statSync(path).isDirectory() ? readdirSync(path).filter((f) => f.endsWith('.json')).sort().map((f) => join(path, f)) : [path];
-  return files.map((f) => JSON.parse(readFileSync(f, 'utf8')) as ConversationSet);
+  return files.flatMap((f) => {
+    const data = JSON.parse(readFileSync(f, 'utf8')) as unknown;
+    return Array.isArray(data) ? fromLocomo(data as LocomoSample[]) : [data as ConversationSet];
+  });
+}
+
+/** One conversation of LoCoMo's release (`locomo10.json`): sessions `session_<n>` dated by `session_<n>_date_time`. */
+export interface LocomoSample {
+  sample_id: string | number;
+  conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
+  qa: { question: string; answer?: unknown; evidence: string[]; category: number }[];
+}
+
+/** "1:56 pm on 8 May, 2023" → "2023-05-08T13:56" (LoCoMo's session dates). */
+export function locomoDate(text: string): string {
+  const m = /^(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})$/i.exec(text.trim());
+  const month = m ? ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'].indexOf(m[5]!.toLowerCase()) : -1;
+  if (!m || month < 0) throw new Error(`unreadable LoCoMo session date: ${text}`);
+  const hour = (Number(m[1]) % 12) + (m[3]!.toLowerCase() === 'pm' ? 12 : 0);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${m[6]}-${two(month + 1)}-${two(Number(m[4]))}T${two(hour)}:${m[2]}`;
+}
+
+/**
+ * LoCoMo's conversations in this bench's shape, so `--data locomo10.json` runs as it is released.
+ * A turn that shares a photo keeps its caption ("… [shares a photo: a sunset over a lake]"), the
+ * words the conversation carries; categories keep LoCoMo's numbers (`locomo-1` … `locomo-4`), and
+ * category 5 (questions about what was never said) is left out, as is an evidence reference
+ * that names no turn (the release has a few, "D8:6; D9:17" written as one).
+ */
+export function fromLocomo(samples: readonly LocomoSample[]): ConversationSet[] {
+  return samples.map((sample) => {
+    const c = sample.conversation;
+    const numbers = Object.keys(c).flatMap((k) => /^session_(\d+)$/.exec(k)?.[1] ?? []).map(Number).sort((a, b) => a - b);
+    const where = new Map<string, { session: string; turn: number }>();
+    const sessions = numbers.map((n) => {
+      const turns = (c[`session_${n}`] as { speaker: string; dia_id: string; text: string; blip_caption?: string }[]).map((t, j) => {
+        where.set(t.dia_id, { session: `S${n}`, turn: j });
+        return { speaker: t.speaker, text: t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text };
+      });
+      return { id: `S${n}`, date: locomoDate(String(c[`session_${n}_date_time`])), turns };
+    });
+    const questions = sample.qa.flatMap((q, i) => {
+      const evidence = q.evidence.flatMap((ref) => ref.split(/[;,\s]+/)).flatMap((ref) => where.get(ref) ?? []);
+      if (q.category === 5 || evidence.length === 0) return [];
+      return [{ id: `${sample.sample_id}-q${i + 1}`, question: q.question, answer: String(q.answer ?? ''), category: `locomo-${q.category}`, evidence }];
+    });
+    return { id: String(sample.sample_id), speakers: [c.speaker_a, c.speaker_b], sessions, questions };
+  });
 }
 
 /** A speaker's id on the wire: the name, lower-cased, in the scope alphabet. */
@@ -124,6 +175,8 @@ async function main(): Promise<void> {
   // As `npm run serve` holds it (open-memory.ts); a teacher that cannot load stops the bench.
   const teacher = rerankerChoice === 'teacher' && !server ? await createUnprimedTeacher() : null;
   const outcomes = new Map<string, Outcome[]>([...methods, ...outside, BASELINE].map((m) => [m, []]));
+  // The calibrated methods' wire scores (hybrid, agentic): is what a score says what it holds here too?
+  const reliabilityOf = new Map<SearchMethod, ReturnType<typeof emptyCounts>>(methods.filter((m) => m === 'hybrid' || m === 'agentic').map((m) => [m, emptyCounts()]));
   const started = performance.now();
   let searches = 0;
   let searchMs = 0;
@@ -146,6 +199,8 @@ async function main(): Promise<void> {
         searches++;
         const episodes: SearchEpisodeItem[] = data.episodes;
         outcomes.get(method)!.push({ ...base, ranked: sessionsOf(episodes), turn5: turnRecall(evidence, episodes, 5), turn10: turnRecall(evidence, episodes, 10) });
+        const reliability = reliabilityOf.get(method);
+        if (reliability) countItems(reliability, episodes, (i) => relevant.includes(episodes[i]!.session_id!));
       }
       if (outside.length) {
         const sessionOf = new Map<string, string>();
@@ -172,8 +227,10 @@ async function main(): Promise<void> {
     result[method] = { ...score(list), ...meanTurnRecall(list), by_category: Object.fromEntries(categories.map((c) => [c, { ...score(of(c)), ...meanTurnRecall(of(c)) }])) };
   }
   const msPerSearch = searchMs / Math.max(1, searches);
+  const calibrations = Object.fromEntries([...reliabilityOf].map(([m, counts]) => [m, calibrationOf(counts)]));
   if (values.json) {
-    console.log(JSON.stringify({ sets: sets.map((s) => s.id), half: values.half, via: values.via, agentic_reranker: rerankerChoice, questions: all.length, methods: result, ms_per_search: msPerSearch }));
+    const checks = Object.fromEntries(Object.entries(calibrations).map(([m, c]) => [m, strayCheck(c)]));
+    console.log(JSON.stringify({ sets: sets.map((s) => s.id), half: values.half, via: values.via, agentic_reranker: rerankerChoice, questions: all.length, methods: result, calibration_by_method: calibrations, calibration_check: checks, ms_per_search: msPerSearch }));
     return;
   }
   const f = (x: number | null) => (x === null ? '–' : x.toFixed(3).replace(/^0/, ''));
@@ -182,6 +239,9 @@ async function main(): Promise<void> {
   for (const [method, m] of Object.entries(result)) console.log(`| ${method} | ${f(m.recall_all_at_5)} | ${f(m.recall_all_at_10)} | ${f(m.ndcg_any_at_10)} | ${f(m.turn_recall_at_10)} |`);
   console.log(`\nPer category, R_all@10 / nDCG@10:\n\n| method | ${categories.map((c) => `${c} (${result[BASELINE]!.by_category[c]!.questions})`).join(' | ')} |\n|---|${categories.map(() => '---').join('|')}|`);
   for (const [method, m] of Object.entries(result)) console.log(`| ${method} | ${categories.map((c) => `${f(m.by_category[c]!.recall_all_at_10)} / ${f(m.by_category[c]!.ndcg_any_at_10)}`).join(' | ')} |`);
+  for (const [method, c] of Object.entries(calibrations)) {
+    for (const line of reliabilityReport(`Reliability of ${method} scores on the wire${method === 'agentic' ? ` (reranker ${rerankerChoice})` : ''}: an item is a hit when its session holds an evidence turn`, c)) console.log(line);
+  }
   if (values.misses && outcomes.has('hybrid')) {
     console.log('\nQuestions hybrid misses an evidence session of at 10 (place of each evidence session per row, – outside the 10):');
     outcomes.get('hybrid')!.forEach((o, i) => {

@@ -46,7 +46,7 @@
  * reporting).
  */
 import { parseArgs } from 'node:util';
-import { strayBuckets } from './reliability.js';
+import { calibrationOf, countItems, emptyCounts, reliabilityReport, strayCheck } from './reliability.js';
 import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
 import { stemmer } from '@orama/stemmers/english';
 import { stopwords } from '@orama/stopwords/english';
@@ -159,7 +159,6 @@ const HAYSTACK_LABEL: Record<Haystack, string> = {
   days: `days haystack (personal chats, ${DAY_SESSIONS} to a stored conversation), `,
   few: `few haystack (the answer sessions and the personal chats nearest them, 1 to ${FEW_MOST} or the answer sessions' count), `,
 };
-const bucketOf = (s: number) => Math.min(9, Math.floor(s * 10));
 /** The methods whose scores are calibrated 0..1 chances (keyword and vector answer raw measures). */
 const CALIBRATED: SearchMethod[] = ['hybrid', 'agentic'];
 const report: Record<string, unknown> = {};
@@ -167,10 +166,8 @@ const started = performance.now();
 
 for (const protocol of protocols) {
   const outcomes = new Map<string, Outcome[]>([...methods, ...outside, BASELINE].map((m) => [m, []]));
-  // Reliability of the calibrated methods' wire scores (hybrid, agentic): per 0.1 bucket, [sum of
-  // scores, hits, count], episodes and facts.
-  const buckets = () => ({ episode: Array.from({ length: 10 }, () => [0, 0, 0]), fact: Array.from({ length: 10 }, () => [0, 0, 0]) });
-  const reliabilityOf = new Map(CALIBRATED.filter((m) => methods.includes(m)).map((m) => [m, buckets()]));
+  // Reliability of the calibrated methods' wire scores (hybrid, agentic), episodes and facts (reliability.ts).
+  const reliabilityOf = new Map(CALIBRATED.filter((m) => methods.includes(m)).map((m) => [m, emptyCounts()]));
   let searchMs = 0;
   for (const [qi, q] of questions.entries()) {
     const memory = await memoryOf(`${protocol}-q${qi}`, q, protocol, { agenticExpansion: values['agentic-expansion']!, ...(teacher ? { reranker: teacher } : {}) });
@@ -186,17 +183,7 @@ for (const protocol of protocols) {
         turn5: turnRecall(evidence, episodes, 5), turn10: turnRecall(evidence, episodes, 10),
       });
       const reliability = reliabilityOf.get(method);
-      if (reliability) {
-        for (const e of episodes) {
-          const hit = holdsAnswer(q, e.session_id!) ? 1 : 0;
-          for (const [kind, s] of [['episode', e.score], ...e.atomic_facts.map((f) => ['fact', f.score] as const)] as const) {
-            const b = reliability[kind][bucketOf(s)]!;
-            b[0]! += s;
-            b[1]! += hit;
-            b[2]! += 1;
-          }
-        }
-      }
+      if (reliability) countItems(reliability, episodes, (i) => holdsAnswer(q, episodes[i]!.session_id!));
     }
     if (outside.length) {
       // Each leg's top 100 episodes (the most a request may ask for), fused outside the engine.
@@ -235,15 +222,9 @@ for (const protocol of protocols) {
     const ofType = (t: string) => list.filter((o) => o.type === t);
     perMethod[method] = { ...score(list), ...meanTurnRecall(list), by_type: Object.fromEntries(types.map((t) => [t, { ...score(ofType(t)), ...meanTurnRecall(ofType(t)) }])) };
   }
-  const table = (rows: number[][]) => rows.map((b, i) => ({ bucket: `${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)}`, mean_score: b[2] ? b[0]! / b[2] : null, hit_rate: b[2] ? b[1]! / b[2] : null, count: b[2]! }));
-  const calibrationOf = (reliability: ReturnType<typeof buckets>) => ({
-    episode: table(reliability.episode),
-    fact: table(reliability.fact),
-    all: table(reliability.episode.map((b, i) => b.map((x, j) => x + reliability.fact[i]![j]!))),
-  });
   const calibrations = Object.fromEntries([...reliabilityOf].map(([m, r]) => [m, calibrationOf(r)]));
   // Per method: the buckets off, and what chance alone would leave off (reliability.ts).
-  const strays = Object.fromEntries(Object.entries(calibrations).map(([m, c]) => [m, { episodes_and_facts: strayBuckets({ episodes: c.episode, facts: c.fact }), all: strayBuckets({ all: c.all }) }]));
+  const strays = Object.fromEntries(Object.entries(calibrations).map(([m, c]) => [m, strayCheck(c)]));
   // `calibration` stays hybrid's (what earlier reports named so); `calibration_by_method` adds agentic's.
   report[protocol] = { questions: questions.length, methods: perMethod, calibration: calibrations['hybrid'], calibration_by_method: calibrations, calibration_check: strays, no_answer: noAnswer, ms_per_search: searchMs / Math.max(1, questions.length * methods.length) };
 
@@ -287,16 +268,7 @@ for (const protocol of protocols) {
       }
     }
     for (const [method, calibration] of Object.entries(calibrations)) {
-      console.log(`\nReliability of ${method} scores on the wire (${name}${method === 'agentic' ? `, reranker ${rerankerChoice}` : ''}): an item is a hit when its session holds the answer`);
-      console.log('bucket    episodes: mean  hit   n     facts: mean  hit   n     all: mean  hit   n');
-      for (let i = 0; i < 10; i++) {
-        const cell = (r: { mean_score: number | null; hit_rate: number | null; count: number }) => `${f(r.mean_score)} ${f(r.hit_rate)} ${String(r.count).padStart(5)}`;
-        console.log(`${calibration.episode[i]!.bucket}   ${cell(calibration.episode[i]!)}   ${cell(calibration.fact[i]!)}   ${cell(calibration.all[i]!)}`);
-      }
-      const { episodes_and_facts: apart, all } = strays[method]!;
-      const list = (xs: string[]) => (xs.length ? `: ${xs.join('; ')}` : '');
-      console.log(`Buckets of 30 items or more off by more than 0.1: episodes and facts ${apart.off.length} of ${apart.counted}${list(apart.off)}; all ${all.off.length} of ${all.counted}${list(all.off)}.`);
-      console.log(`A score meaning exactly what it says would leave ${apart.expected.toFixed(2)} of those ${apart.counted} episode and fact buckets off by chance alone (none off: ${(100 * apart.chanceNone).toFixed(0)} %; items taken as independent).`);
+      for (const line of reliabilityReport(`Reliability of ${method} scores on the wire (${name}${method === 'agentic' ? `, reranker ${rerankerChoice}` : ''}): an item is a hit when its session holds the answer`, calibration)) console.log(line);
     }
     if (noAnswer.questions) {
       console.log(`\nNo answer in memory (the ${noAnswer.questions} abstention questions of the ${values.half} half, their haystacks holding a near miss): hybrid's best episode scored ${f(noAnswer.mean_top_score)} on average, 0.5 or more in ${noAnswer.top_at_least_0_5} and 0.8 or more in ${noAnswer.top_at_least_0_8} of them.`);

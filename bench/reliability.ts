@@ -48,3 +48,52 @@ export function strayBuckets(columns: Record<string, readonly BucketRow[]>, minI
   }
   return { off, counted, expected, chanceNone };
 }
+
+/** Scores on the wire gathered per 0.1 bucket: [sum of scores, hits, count], episodes and nested facts apart. */
+export interface ReliabilityCounts {
+  episode: number[][];
+  fact: number[][];
+}
+
+export const emptyCounts = (): ReliabilityCounts => ({ episode: Array.from({ length: 10 }, () => [0, 0, 0]), fact: Array.from({ length: 10 }, () => [0, 0, 0]) });
+
+/** Counts returned episodes and their nested facts; an item is a hit when its episode's session holds the answer. */
+export function countItems(counts: ReliabilityCounts, episodes: readonly { score: number; atomic_facts: readonly { score: number }[] }[], hit: (index: number) => boolean): void {
+  episodes.forEach((e, i) => {
+    const h = hit(i) ? 1 : 0;
+    for (const [kind, s] of [['episode', e.score], ...e.atomic_facts.map((f) => ['fact', f.score] as const)] as const) {
+      const b = counts[kind][Math.min(9, Math.floor(s * 10))]!;
+      b[0]! += s;
+      b[1]! += h;
+      b[2]! += 1;
+    }
+  });
+}
+
+/** A reliability table per kind, and both together. */
+export interface Calibration {
+  episode: BucketRow[];
+  fact: BucketRow[];
+  all: BucketRow[];
+}
+
+export function calibrationOf(counts: ReliabilityCounts): Calibration {
+  const table = (rows: number[][]) => rows.map((b, i) => ({ bucket: `${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)}`, mean_score: b[2] ? b[0]! / b[2] : null, hit_rate: b[2] ? b[1]! / b[2] : null, count: b[2]! }));
+  return { episode: table(counts.episode), fact: table(counts.fact), all: table(counts.episode.map((b, i) => b.map((x, j) => x + counts.fact[i]![j]!))) };
+}
+
+/** The off buckets of a calibration, episodes and facts apart and all together. */
+export const strayCheck = (c: Calibration) => ({ episodes_and_facts: strayBuckets({ episodes: c.episode, facts: c.fact }), all: strayBuckets({ all: c.all }) });
+
+/** The printed reliability table and its check, under `title`. */
+export function reliabilityReport(title: string, c: Calibration): string[] {
+  const f = (x: number | null) => (x === null ? '  –  ' : x.toFixed(3));
+  const cell = (r: BucketRow) => `${f(r.mean_score)} ${f(r.hit_rate)} ${String(r.count).padStart(5)}`;
+  const lines = [`\n${title}`, 'bucket    episodes: mean  hit   n     facts: mean  hit   n     all: mean  hit   n'];
+  for (let i = 0; i < 10; i++) lines.push(`${c.episode[i]!.bucket}   ${cell(c.episode[i]!)}   ${cell(c.fact[i]!)}   ${cell(c.all[i]!)}`);
+  const { episodes_and_facts: apart, all } = strayCheck(c);
+  const list = (xs: string[]) => (xs.length ? `: ${xs.join('; ')}` : '');
+  lines.push(`Buckets of 30 items or more off by more than 0.1: episodes and facts ${apart.off.length} of ${apart.counted}${list(apart.off)}; all ${all.off.length} of ${all.counted}${list(all.off)}.`);
+  lines.push(`A score meaning exactly what it says would leave ${apart.expected.toFixed(2)} of those ${apart.counted} episode and fact buckets off by chance alone (none off: ${(100 * apart.chanceNone).toFixed(0)} %; items taken as independent).`);
+  return lines;
+}

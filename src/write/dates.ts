@@ -9,7 +9,7 @@
  * - "last/next/this week": a week (starting Monday), not the day seven days away;
  * - a bare weekday ("on Friday") looks back in a sentence about the past and ahead otherwise;
  * - "next Monday" said on a Sunday is the Monday after tomorrow's, not tomorrow;
- * - "a weekend in Austin", "the Sunday mass", "in 27 minutes", "a busy weekend" name no day, and
+ * - "a weekend in Austin", "the Sunday mass", "Happy Sunday!", "in 27 minutes", "a busy weekend" name no day, and
  *   in "the weekend of August 20th" or "the last week of February" the date after "of" does.
  * Dates are computed in UTC: a message timestamp carries no time zone.
  */
@@ -204,6 +204,9 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
     if (/\b(?:every|each)\s*$/i.test(before) || /^(?:s|\s+(?:mornings|afternoons|evenings|nights|weekends))\b/i.test(after)) continue;
     // "the Sunday mass", "the Friday meeting": a weekday after "the" names a kind of thing, not a day.
     if (WEEKDAY_ONLY.test(said) && /\bthe\s+$/i.test(before)) continue;
+    // "Happy Sunday!": a greeting on the day itself, no day of an event (read as a bare weekday,
+    // it was dated a week ahead).
+    if (WEEKDAY_ONLY.test(said) && /\bhappy\s+$/i.test(before)) continue;
     // "a weekend in Austin", "on a Saturday": one of many, no particular day.
     if (/\b(?:a|an)\s+$/i.test(before)) continue;
     // "in 27 minutes and 42 seconds", "for two hours": a length of time under a day names no day.

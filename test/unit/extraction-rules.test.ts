@@ -182,6 +182,9 @@ describe('dates', () => {
     expect(day('I ran the 5K on the 22nd of April in 27 minutes and 42 seconds.')).toEqual(['2026-04-22']);
     expect(day('I spent a weekend in Austin and a Saturday in Reno.')).toEqual([]);
     expect(day('I went to the Sunday mass at St. Mary\'s.')).toEqual([]);
+    // A greeting on the day itself names no event's day (as a bare weekday it was a week ahead).
+    expect(day('Happy Sunday! I finished the shelf on Friday.')).toEqual(['2026-11-27']);
+    expect(day('hey Rosa! happy friday!')).toEqual([]);
     expect(day('I had a pretty active weekend last weekend.')).toEqual(['2026-11-29']);
     expect(day('We plan a party for the weekend of August 20th.')).toEqual(['2027-08-20']);
     expect(day('I shopped on eBay around the last week of February.')).toEqual(['2026-02']);
