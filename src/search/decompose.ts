@@ -14,8 +14,12 @@ const JOINER = /^(?:and|or|vs\.?|versus|than|,)$/i;
 const MARKER = /^(?:both|either|neither|between)$/i;
 /** Small words that may sit inside a name ("Museum of Modern Art"). */
 const NAME_GLUE = /^(?:of|the|de|la|du|von|van|&)$/i;
-/** Words after a joiner that start a clause rather than a second part. */
-const PRONOUN = /^(?:I|me|you|we|us|they|them|he|him|she|her|it)$/i;
+/**
+ * Words after a joiner that start a clause rather than a second part: a pronoun ("and I was
+ * wondering", "than me"), or a question word ("…, and how much did he pay for it?", "Why or why
+ * not?"): a second question about the same thing, not a second thing to look for.
+ */
+const CLAUSE_START = /^(?:I|me|you|we|us|they|them|he|him|she|her|it|what|how|who|whom|whose|where|when|which|why)$/i;
 /** At most this many sub-queries: each one is a full recall. */
 export const MAX_SUBQUERIES = 4;
 
@@ -93,8 +97,8 @@ export function decomposeQuery(question: string): string[] {
     const next = words_.findIndex((w, k) => k > i && (w === 'and' || w === 'or' || w === ','));
     return next > i && next - i <= 4;
   };
-  // "and I was wondering", "than me": a pronoun after the joiner starts a clause, not a part.
-  const joins = ws.map((_, i) => (isJoin(i) ? i : -1)).filter((i) => i > 0 && i < ws.length - 1 && !PRONOUN.test(ws[i + 1]!) && ws[i + 1] !== '.' && ws[i - 1] !== '.');
+  // A pronoun or a question word after the joiner starts a clause, not a part.
+  const joins = ws.map((_, i) => (isJoin(i) ? i : -1)).filter((i) => i > 0 && i < ws.length - 1 && !CLAUSE_START.test(ws[i + 1]!) && ws[i + 1] !== '.' && ws[i - 1] !== '.');
   if (joins.length === 0) return [];
   // The conjuncts around the joiners, left to right: [start, end) word ranges.
   // Only the first run of joined parts is split: a second one elsewhere ("a journal called Music

@@ -271,6 +271,15 @@ describe('query decomposition (agentic without an LLM)', () => {
     expect(decomposeQuery('Have I been to Paris, Rome and Berlin?')).toEqual(['Have I been to Paris', 'Have I been to Rome', 'Have I been to Berlin']);
   });
 
+  it('splits no second question about the same thing: "…, and how much …?", "Why or why not?"', () => {
+    expect(decomposeQuery('What amp did Dev buy secondhand, and how much did he pay for it?')).toEqual([]);
+    expect(decomposeQuery('Who looked after Juno when Priya went away, and where do they live?')).toEqual([]);
+    expect(decomposeQuery('Would Peg enjoy a gory crime thriller? Why or why not?')).toEqual([]);
+    expect(decomposeQuery('How many years older am I than when I graduated from college?')).toEqual([]);
+    // Two things asked about still split, a question word inside a part or not.
+    expect(decomposeQuery('When did Hannah and Marcus get engaged?')).toEqual(['When did Hannah get engaged', 'When did Marcus get engaged']);
+  });
+
   it('a marked join ("between", "both") takes whole phrases, the second to the end of its clause', () => {
     expect(decomposeQuery("How many days had passed between the Sunday mass at St. Mary's Church and the Ash Wednesday service at the cathedral?"))
       .toEqual(["How many days had passed the Sunday mass at St. Mary's Church", 'How many days had passed the Ash Wednesday service at the cathedral']);
