@@ -29,15 +29,13 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
-import { stemmer } from '@orama/stemmers/english';
-import { stopwords } from '@orama/stopwords/english';
 import { createMemory, type SearchEpisodeItem, type SearchMethod } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import { createUnprimedTeacher, readRerankerChoice } from '../src/cli/open-memory.js';
 import { startBenchServer, type BenchMemory } from './http-memory.js';
-import { foldText, meanTurnRecall, questionHalf, recallAll, score, turnRecall, type Metrics, type TurnRecall } from './longmemeval.js';
-import { OUTSIDE_FUSIONS, type Ranked } from './outside-fusion.js';
+import { foldText, questionHalf, recallAll, scoreWithTurns, turnRecall, type Metrics, type TurnRecall } from './longmemeval.js';
+import { OUTSIDE_FUSIONS, outsideFusionSessions } from './outside-fusion.js';
+import { stemmedBm25 } from './stemmed-bm25.js';
 import { calibrationOf, countItems, emptyCounts, reliabilityReport, strayCheck } from './reliability.js';
 
 /** One conversation between two people, with questions whose evidence is labelled to the turn. */
@@ -131,16 +129,11 @@ export async function fillConversation<M extends BenchMemory>(memory: M, set: Co
   return memory;
 }
 
-/** Stemmed BM25 over the sessions (one document each, "Name: text" lines), the baseline to beat. */
-async function bm25Sessions(set: ConversationSet, query: string): Promise<string[]> {
-  const db = create({ schema: { text: 'string' } as const, components: { tokenizer: { stemming: true, stemmer, stopWords: stopwords } } });
-  await insertMultiple(db, set.sessions.map((s) => ({ id: storedSession(s.id), text: s.turns.map((t) => `${t.speaker}: ${t.text}`).join('\n') })));
-  const hits = await oramaSearch(db, { term: query, limit: 10 });
-  return hits.hits.map((h) => h.document.id as string);
-}
+/** Stemmed BM25 over a set's sessions (one document each, "Name: text" lines), the baseline to beat. */
+const bm25Sessions = (set: ConversationSet) => stemmedBm25(set.sessions.map((s) => ({ id: storedSession(s.id), text: s.turns.map((t) => `${t.speaker}: ${t.text}`).join('\n') })));
 
-/** Session ids of ranked episodes, each once, first place first. */
-const sessionsOf = (episodes: readonly { session_id?: string | null }[]) => [...new Set(episodes.map((e) => e.session_id!))];
+/** Session ids in ranked order, each once, first place first. */
+const firstEach = (sessions: readonly string[]) => [...new Set(sessions)];
 
 interface Outcome {
   ranked: string[];
@@ -188,6 +181,7 @@ async function main(): Promise<void> {
     await fillConversation(memory, set);
     const owner = speakerId(set.speakers[0]);
     const turnText = new Map(set.sessions.map((s) => [s.id, s.turns.map((t) => foldText(t.text))]));
+    const bm25 = await bm25Sessions(set);
     for (const q of questions) {
       const relevant = [...new Set(q.evidence.map((e) => storedSession(e.session)))];
       const evidence = q.evidence.map((e) => turnText.get(e.session)![e.turn]!);
@@ -198,21 +192,15 @@ async function main(): Promise<void> {
         searchMs += performance.now() - t0;
         searches++;
         const episodes: SearchEpisodeItem[] = data.episodes;
-        outcomes.get(method)!.push({ ...base, ranked: sessionsOf(episodes), turn5: turnRecall(evidence, episodes, 5), turn10: turnRecall(evidence, episodes, 10) });
+        outcomes.get(method)!.push({ ...base, ranked: firstEach(episodes.map((e) => e.session_id!)), turn5: turnRecall(evidence, episodes, 5), turn10: turnRecall(evidence, episodes, 10) });
         const reliability = reliabilityOf.get(method);
         if (reliability) countItems(reliability, episodes, (i) => relevant.includes(episodes[i]!.session_id!));
       }
       if (outside.length) {
-        const sessionOf = new Map<string, string>();
-        const leg = async (method: SearchMethod): Promise<Ranked> => {
-          const { data } = await memory.search({ user_id: owner, query: q.question, method, top_k: 100, radius: 0 });
-          for (const e of data.episodes) sessionOf.set(e.id, e.session_id!);
-          return data.episodes.map((e) => ({ id: e.id, score: e.score }));
-        };
-        const [keywordList, vectorList] = [await leg('keyword'), await leg('vector')];
-        for (const name of outside) outcomes.get(name)!.push({ ...base, ranked: sessionsOf(OUTSIDE_FUSIONS[name]!(keywordList, vectorList).map((id) => ({ session_id: sessionOf.get(id)! }))), turn5: null, turn10: null });
+        const fused = await outsideFusionSessions(async (method) => (await memory.search({ user_id: owner, query: q.question, method, top_k: 100, radius: 0 })).data.episodes);
+        for (const name of outside) outcomes.get(name)!.push({ ...base, ranked: firstEach(fused[name]!), turn5: null, turn10: null });
       }
-      outcomes.get(BASELINE)!.push({ ...base, ranked: await bm25Sessions(set, q.question), turn5: null, turn10: null });
+      outcomes.get(BASELINE)!.push({ ...base, ranked: await bm25(q.question), turn5: null, turn10: null });
     }
     await memory.close();
     process.stderr.write(`  ${set.id}: ${set.sessions.length} sessions, ${questions.length} questions, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
@@ -224,7 +212,7 @@ async function main(): Promise<void> {
   const result: Record<string, Metrics & TurnRecall & { by_category: Record<string, Metrics & TurnRecall> }> = {};
   for (const [method, list] of outcomes) {
     const of = (c: string) => list.filter((o) => o.category === c);
-    result[method] = { ...score(list), ...meanTurnRecall(list), by_category: Object.fromEntries(categories.map((c) => [c, { ...score(of(c)), ...meanTurnRecall(of(c)) }])) };
+    result[method] = { ...scoreWithTurns(list), by_category: Object.fromEntries(categories.map((c) => [c, scoreWithTurns(of(c))])) };
   }
   const msPerSearch = searchMs / Math.max(1, searches);
   const calibrations = Object.fromEntries([...reliabilityOf].map(([m, counts]) => [m, calibrationOf(counts)]));

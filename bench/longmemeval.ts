@@ -94,7 +94,7 @@ export interface Metrics {
 }
 
 /** Averages the four metrics over ranked session lists. */
-export function score(results: { ranked: string[]; relevant: string[] }[]): Metrics {
+export function score(results: readonly { ranked: string[]; relevant: string[] }[]): Metrics {
   const mean = (f: (r: { ranked: string[]; relevant: string[] }) => number) => results.reduce((s, r) => s + f(r), 0) / Math.max(1, results.length);
   return {
     recall_all_at_5: mean((r) => recallAll(r.ranked, r.relevant, 5)),
@@ -341,6 +341,11 @@ export function meanTurnRecall(outcomes: readonly { turn5: number | null; turn10
     return held.length ? held.reduce((a, b) => a + b, 0) / held.length : null;
   };
   return { turn_recall_at_5: mean(outcomes.map((o) => o.turn5)), turn_recall_at_10: mean(outcomes.map((o) => o.turn10)) };
+}
+
+/** The four session-level metrics (`score`) and the mean turn recall (`meanTurnRecall`) of ranked rows. */
+export function scoreWithTurns(rows: readonly { ranked: string[]; relevant: string[]; turn5: number | null; turn10: number | null }[]): Metrics & TurnRecall {
+  return { ...score(rows), ...meanTurnRecall(rows) };
 }
 
 /** The haystack session ids of retrieved episodes, first occurrence first. */

@@ -49,3 +49,22 @@ export const OUTSIDE_FUSIONS: Record<string, (keyword: Ranked, vector: Ranked) =
   'z k+v': (k, v) => zFuse([k, v], [0.5, 0.5]),
   'z .7k+.3v': (k, v) => zFuse([k, v], [0.7, 0.3]),
 };
+
+/** An episode as a leg returns it: its id, raw score and stored session. */
+export type LegEpisode = { id: string; score: number; session_id?: string | null };
+
+/**
+ * Each outside fusion's order of the legs' episodes, each read as its stored session (repeats
+ * kept: the caller folds them). `leg` asks the memory for one leg's top 100 episodes, the most a
+ * request may ask for.
+ */
+export async function outsideFusionSessions(leg: (method: 'keyword' | 'vector') => Promise<readonly LegEpisode[]>): Promise<Record<string, string[]>> {
+  const sessionOf = new Map<string, string>();
+  const ranked = async (method: 'keyword' | 'vector'): Promise<Ranked> => {
+    const episodes = await leg(method);
+    for (const e of episodes) sessionOf.set(e.id, e.session_id!);
+    return episodes.map((e) => ({ id: e.id, score: e.score }));
+  };
+  const [keyword, vector] = [await ranked('keyword'), await ranked('vector')];
+  return Object.fromEntries(Object.entries(OUTSIDE_FUSIONS).map(([name, fuse]) => [name, fuse(keyword, vector).map((id) => sessionOf.get(id)!)]));
+}

@@ -47,17 +47,15 @@
  */
 import { parseArgs } from 'node:util';
 import { calibrationOf, countItems, emptyCounts, reliabilityReport, strayCheck } from './reliability.js';
-import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
-import { stemmer } from '@orama/stemmers/english';
-import { stopwords } from '@orama/stopwords/english';
 import type { Embedder, SearchEpisodeItem, SearchMethod } from '../src/index.js';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import { createUnprimedTeacher, readRerankerChoice } from '../src/cli/open-memory.js';
 import { startBenchServer } from './http-memory.js';
-import { OUTSIDE_FUSIONS, type Ranked } from './outside-fusion.js';
+import { OUTSIDE_FUSIONS, outsideFusionSessions } from './outside-fusion.js';
+import { stemmedBm25 } from './stemmed-bm25.js';
 import {
-  BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, recallAll, score, sessionsInOrder, storedId, turnRecall,
-  DAY_SESSIONS, FEW_MOST, meanTurnRecall, namedQuestion, type Dataset, type Haystack, type Metrics, type Protocol, type Question, type TurnRecall,
+  BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, recallAll, scoreWithTurns, sessionsInOrder, storedId, turnRecall,
+  DAY_SESSIONS, FEW_MOST, namedQuestion, type Dataset, type Haystack, type Metrics, type Protocol, type Question, type TurnRecall,
 } from './longmemeval.js';
 
 const { values } = parseArgs({
@@ -135,13 +133,10 @@ interface Outcome {
 
 /** Stemmed BM25 over the protocol's stored conversations (one document each), the baseline to beat. */
 async function bm25Sessions(ds: Dataset, q: Question, protocol: Protocol): Promise<string[]> {
-  const db = create({ schema: { text: 'string' } as const, components: { tokenizer: { stemming: true, stemmer, stopWords: stopwords } } });
   const docs = haystackGroups(q, haystack)
     .map((group) => ({ id: storedId(group), text: group.flatMap((i) => protocolTurns(ds, q.haystack_session_ids[i]!, protocol).map(({ turn }) => turn.content)).join('\n') }))
     .filter((d) => d.text.trim());
-  await insertMultiple(db, docs);
-  const hits = await oramaSearch(db, { term: asked(q), limit: 10 });
-  return sessionsInOrder(q, hits.hits.map((h) => h.document.id as string));
+  return sessionsInOrder(q, await (await stemmedBm25(docs))(asked(q)));
 }
 
 /**
@@ -186,18 +181,9 @@ for (const protocol of protocols) {
       if (reliability) countItems(reliability, episodes, (i) => holdsAnswer(q, episodes[i]!.session_id!));
     }
     if (outside.length) {
-      // Each leg's top 100 episodes (the most a request may ask for), fused outside the engine.
-      const sessionOf = new Map<string, string>();
-      const leg = async (method: SearchMethod): Promise<Ranked> => {
-        const { data } = await memory.search({ user_id: 'user', query: asked(q), method, top_k: 100, radius: 0 });
-        for (const e of data.episodes) sessionOf.set(e.id, e.session_id!);
-        return data.episodes.map((e) => ({ id: e.id, score: e.score }));
-      };
-      const [keywordList, vectorList] = [await leg('keyword'), await leg('vector')];
-      for (const name of outside) {
-        const ids = OUTSIDE_FUSIONS[name]!(keywordList, vectorList);
-        outcomes.get(name)!.push({ ranked: sessionsInOrder(q, ids.map((id) => sessionOf.get(id)!)), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
-      }
+      // Each leg's top 100 episodes, fused outside the engine (outside-fusion.ts).
+      const fused = await outsideFusionSessions(async (method) => (await memory.search({ user_id: 'user', query: asked(q), method, top_k: 100, radius: 0 })).data.episodes);
+      for (const name of outside) outcomes.get(name)!.push({ ranked: sessionsInOrder(q, fused[name]!), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
     }
     await memory.close();
     outcomes.get(BASELINE)!.push({ ranked: await bm25Sessions(dataset, q, protocol), relevant: q.answer_session_ids, type: q.question_type, turn5: null, turn10: null });
@@ -220,7 +206,7 @@ for (const protocol of protocols) {
   const perMethod: Record<string, Metrics & TurnRecall & { by_type: Record<string, Metrics & TurnRecall> }> = {};
   for (const [method, list] of outcomes) {
     const ofType = (t: string) => list.filter((o) => o.type === t);
-    perMethod[method] = { ...score(list), ...meanTurnRecall(list), by_type: Object.fromEntries(types.map((t) => [t, { ...score(ofType(t)), ...meanTurnRecall(ofType(t)) }])) };
+    perMethod[method] = { ...scoreWithTurns(list), by_type: Object.fromEntries(types.map((t) => [t, scoreWithTurns(ofType(t))])) };
   }
   const calibrations = Object.fromEntries([...reliabilityOf].map(([m, r]) => [m, calibrationOf(r)]));
   // Per method: the buckets off, and what chance alone would leave off (reliability.ts).

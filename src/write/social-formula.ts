@@ -47,6 +47,6 @@ export function isSocialFormula(sentence: string, names: ReadonlySet<string>): b
   if (words.length === 0) return false;
   const lower = words.map((w) => w.toLowerCase().replace('’', "'"));
   // A name, or a capitalised short form of one ("Mel" for Melanie).
-  const named = (w: string, i: number) => names.has(w) || (w.length >= 3 && /^\p{Lu}/u.test(words[i]!) && [...names].some((n) => n.length > w.length && n.startsWith(w)));
-  return lower.some(named) && lower.every((w, i) => FORMULA_WORDS.has(w) || named(w, i));
+  const named = lower.map((w, i) => names.has(w) || (w.length >= 3 && /^\p{Lu}/u.test(words[i]!) && [...names].some((n) => n.length > w.length && n.startsWith(w))));
+  return named.some(Boolean) && lower.every((w, i) => FORMULA_WORDS.has(w) || named[i]);
 }
