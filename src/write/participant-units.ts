@@ -14,7 +14,7 @@ import { provenanceId, sentBy, type BufferedMessage, type Scope } from '../recor
 import type { ExtractedStatement } from './extraction.js';
 import { annotateDates } from './dates.js';
 import { singleSpaced } from './sentences.js';
-import { isSocialFormula, participantNames } from './social-formula.js';
+import { isSocialFormula, participantNames, shortForms } from './social-formula.js';
 
 /** A passage holds whole sentences up to about this many characters. */
 export const UNIT_CHARS = 300;
@@ -51,6 +51,7 @@ export function passages(text: string, max = UNIT_CHARS): string[] {
 export function participantUnits(messages: readonly BufferedMessage[], owner: Pick<Scope, 'owner_type' | 'owner_id'>, facts: readonly Pick<ExtractedStatement, 'evidence'>[] = []): ExtractedStatement[] {
   const covered = facts.map((f) => fold(f.evidence)).filter(Boolean);
   const names = participantNames(messages.flatMap((m) => [m.sender_id, m.sender_name ?? '']));
+  const short = shortForms(names);
   const out: ExtractedStatement[] = [];
   for (const m of messages) {
     if (m.role === 'tool') continue;
@@ -59,7 +60,7 @@ export function participantUnits(messages: readonly BufferedMessage[], owner: Pi
     const verb = m.role === 'assistant' ? 'replied' : 'said';
     // A greeting or a thanks alone is not a passage (social-formula.ts); the episode's text keeps it.
     const text = sentences(extractText(m.content))
-      .filter((s) => !isSocialFormula(s, names) && !(own && isCovered(fold(s), covered)))
+      .filter((s) => !isSocialFormula(s, names, short) && !(own && isCovered(fold(s), covered)))
       .join('\n');
     for (const passage of passages(text)) {
       out.push({ content: `${name} ${verb}: ${annotateDates(passage, m.timestamp)}`, evidence: passage, timestamp: m.timestamp, sender_ids: [m.sender_id], source_message_ids: [provenanceId(m)] });

@@ -41,12 +41,25 @@ export function participantNames(names: Iterable<string>): Set<string> {
   return out;
 }
 
-/** Whether a sentence is only a social formula (see the file's comment); `names` from `participantNames`. */
-export function isSocialFormula(sentence: string, names: ReadonlySet<string>): boolean {
+/**
+ * The short forms a name may be called by: its beginnings of three letters or more ("mel", "mela",
+ * … of melanie). One set for a conversation, so a word is looked up, not compared with every name.
+ */
+export function shortForms(names: ReadonlySet<string>): Set<string> {
+  const out = new Set<string>();
+  for (const name of names) for (let end = 3; end < name.length; end++) out.add(name.slice(0, end));
+  return out;
+}
+
+/**
+ * Whether a sentence is only a social formula (see the file's comment); `names` from
+ * `participantNames`, `short` their `shortForms` (pass them once for a conversation's sentences).
+ */
+export function isSocialFormula(sentence: string, names: ReadonlySet<string>, short: ReadonlySet<string> = shortForms(names)): boolean {
   const words = sentence.match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [];
   if (words.length === 0) return false;
   const lower = words.map((w) => w.toLowerCase().replace('’', "'"));
   // A name, or a capitalised short form of one ("Mel" for Melanie).
-  const named = lower.map((w, i) => names.has(w) || (w.length >= 3 && /^\p{Lu}/u.test(words[i]!) && [...names].some((n) => n.length > w.length && n.startsWith(w))));
+  const named = lower.map((w, i) => names.has(w) || (short.has(w) && /^\p{Lu}/u.test(words[i]!)));
   return named.some(Boolean) && lower.every((w, i) => FORMULA_WORDS.has(w) || named[i]);
 }
