@@ -14,7 +14,7 @@
  *
  *   npm run bench:conversations -- [--data FILE|DIR] [--half report|fit|all]
  *                                  [--methods keyword,vector,hybrid,agentic] [--via memory|http] [--reranker none|teacher]
- *                                  [--json] [--misses]
+ *                                  [--agentic-expansion] [--json] [--misses]
  *
  * Data: `bench/fixtures/conversations/*.json` by default, written for this bench (see that folder's
  * README): no constant of the engine was chosen on them. Any set converted to the same shape
@@ -23,7 +23,8 @@
  * `bench:quality` (`questionHalf`); `--misses` lists the questions hybrid misses an evidence
  * session of at 10 with every row's place for each, for reading on the fit half. `--via http` builds
  * the memories through `npm run serve` (http-memory.ts), as an outside evaluation does;
- * `--reranker teacher` gives agentic search the teacher reranker, as `npm run serve` holds it.
+ * `--reranker teacher` gives agentic search the teacher reranker, as `npm run serve` holds it;
+ * `--agentic-expansion` turns on agentic's expansion round (`createMemory({ agenticExpansion })`).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -154,10 +155,12 @@ async function main(): Promise<void> {
       json: { type: 'boolean', default: false },
       misses: { type: 'boolean', default: false },
       reranker: { type: 'string' },
+      'agentic-expansion': { type: 'boolean', default: false },
     },
   });
   if (!['fit', 'report', 'all'].includes(values.half!)) throw new Error(`--half must be fit, report or all, not ${values.half}`);
   if (!['memory', 'http'].includes(values.via!)) throw new Error(`--via must be memory or http, not ${values.via}`);
+  if (values['agentic-expansion'] && values.via === 'http') throw new Error('--agentic-expansion is a createMemory option: run it with --via memory');
   const methods = values.methods!.split(',') as SearchMethod[];
   const outside = methods.includes('keyword') && methods.includes('vector') ? Object.keys(OUTSIDE_FUSIONS) : [];
   const BASELINE = 'bm25 (stemmed)';
@@ -177,7 +180,7 @@ async function main(): Promise<void> {
   for (const set of sets) {
     const questions = set.questions.filter((q) => values.half === 'all' || questionHalf(q.id) === values.half);
     if (questions.length === 0) continue;
-    const memory: BenchMemory = server ? server.memoryFor(speakerId(set.id)) : await createMemory({ embedder: embedder!, ...(teacher ? { reranker: teacher } : {}) });
+    const memory: BenchMemory = server ? server.memoryFor(speakerId(set.id)) : await createMemory({ embedder: embedder!, agenticExpansion: values['agentic-expansion']!, ...(teacher ? { reranker: teacher } : {}) });
     await fillConversation(memory, set);
     const owner = speakerId(set.speakers[0]);
     const turnText = new Map(set.sessions.map((s) => [s.id, s.turns.map((t) => foldText(t.text))]));

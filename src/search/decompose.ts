@@ -23,6 +23,9 @@ const CLAUSE_START = /^(?:I|me|you|we|us|they|them|he|him|she|her|it|what|how|wh
 /** At most this many sub-queries: each one is a full recall. */
 export const MAX_SUBQUERIES = 4;
 
+/** A name's possessive ending ("Evelyn's", "James’"). */
+const POSSESSIVE = /\p{L}(?:['’]s|s['’])$/u;
+
 const isCapitalised = (word: string) => /^\p{Lu}/u.test(word) && !/^I(?:'|’|$)/u.test(word);
 
 /** Words and commas of a question, punctuation at word ends dropped. */
@@ -55,6 +58,8 @@ function rightConjunct(ws: string[], start: number): number {
   if (end < ws.length && /^(?:the|my|a|an|his|her|their|our)$/i.test(ws[end]!)) end++;
   if (end < ws.length && isCapitalised(ws[end]!)) {
     while (end < ws.length && (isCapitalised(ws[end]!) || (NAME_GLUE.test(ws[end]!) && end + 1 < ws.length && isCapitalised(ws[end + 1]!)))) end++;
+    // "Harold's dog and Evelyn's cat": a name's possession is the part, not the name alone.
+    if (POSSESSIVE.test(ws[end - 1]!) && end < ws.length && /^\p{Ll}/u.test(ws[end]!) && !JOINER.test(ws[end]!)) end++;
     return end - start;
   }
   const limit = end + 2;

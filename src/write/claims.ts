@@ -8,6 +8,7 @@
 import { bareDate, findDates, spoken, type ResolvedDate } from './dates.js';
 import { INTERJECTIONS, Mentions, noteMentions } from './mentions.js';
 import { resolvePronouns, romanNumeral } from './pronouns.js';
+import { participantNames, shortForms } from './social-formula.js';
 import type { Sentence, Token } from './sentences.js';
 import { asStatement } from './subordinate.js';
 import { finite, SUBJECT_OPENERS, SUBJECT_PRONOUNS } from './word-classes.js';
@@ -184,14 +185,45 @@ function discourseLead(tokens: readonly Token[], from: number): number {
   return 0;
 }
 
-/** Drops discourse words around a clause: "Yes, …", "Actually …", "Speaking of which, …", "… btw", "… though". */
-function stripLead(tokens: Token[]): Token[] {
+/**
+ * The words a speaker calls the listener by, lower-case: each word of the listener's name and, for
+ * a capitalised word only, its beginnings of three letters or more ("Mel" for Melanie).
+ */
+function addresseeWords(listener: string | null): { names: ReadonlySet<string>; short: ReadonlySet<string> } {
+  const names = participantNames(listener ? [listener] : []);
+  return { names, short: shortForms(names) };
+}
+
+/** The number of tokens of the listener's name at `k` ("Harold", "Mary Ann"), or 0. */
+function nameAt(tokens: readonly Token[], k: number, addressee: ReturnType<typeof addresseeWords>): number {
+  let n = 0;
+  while (n < 3 && k + n < tokens.length) {
+    const t = tokens[k + n]!;
+    if (!/^\p{Lu}/u.test(t.text) || !(addressee.names.has(t.lower) || addressee.short.has(t.lower))) break;
+    n++;
+  }
+  return n;
+}
+
+/**
+ * Drops discourse words around a clause: "Yes, …", "Actually …", "Speaking of which, …", "… btw",
+ * "… though", and the listener called by name ("Oh, Harold, now I'm crying too", "… too, Mel!"):
+ * a vocative is no part of the claim, and left in ("Harold, now Evelyn is crying too.") it made
+ * the claim match any question that names Harold.
+ */
+function stripLead(tokens: Token[], addressee: ReturnType<typeof addresseeWords>): Token[] {
   let i = 0;
   const lead = (k: number) => LEAD.has(tokens[k]!.lower) || tokens[k]!.pos === 'INTJ' || (REACTIONS.has(tokens[k]!.lower) && [',', '!', '.'].includes(tokens[k + 1]?.text ?? ''));
+  // The listener's name before a comma or an exclamation mark opens the clause as a call, not its subject.
+  const vocative = (k: number) => {
+    const n = nameAt(tokens, k, addressee);
+    return n > 0 && [',', '!'].includes(tokens[k + n]?.text ?? '') ? n : 0;
+  };
   // Words and phrases in any order: "Oh, by the way, …", "By the way, actually …".
   for (let before = -1; before !== i; ) {
     before = i;
     i += discourseLead(tokens, i);
+    i += vocative(i);
     while (i < tokens.length && (lead(i) || (tokens[i]!.pos === 'PUNCT' && i > 0 && i < 3) || tokens[i]!.text === ',')) i++;
   }
   let end = tokens.length;
@@ -199,6 +231,15 @@ function stripLead(tokens: Token[]): Token[] {
   let k = end - 1;
   while (k > i && tail(k)) k--;
   if (k < end - 1 && tokens.slice(k + 1).some((t) => t.pos !== 'PUNCT')) end = k + 1;
+  // "…, Harold." / "… too, Mary Ann!": the name after the clause's last comma, and nothing else.
+  let last = end - 1;
+  while (last > i && tokens[last]!.pos === 'PUNCT') last--;
+  for (let n = 1; n <= 3 && last - n >= i; n++) {
+    if (tokens[last - n]!.text === ',' && nameAt(tokens, last - n + 1, addressee) >= n) {
+      end = last - n;
+      break;
+    }
+  }
   return tokens.slice(i, end);
 }
 
@@ -268,10 +309,11 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
   // "he", "she" and "they" stand for someone talked about, not for whoever is talking or listening
   // (they are "I" and "you"): "we picked him up" is never the listener.
   const own = new Set(speaker.listener ? [speaker.name, speaker.listener] : [speaker.name]);
+  const addressee = addresseeWords(speaker.listener);
   if (question) {
     // A question is no claim, but what was asked is worth remembering: "Maya asked: Can Assistant
     // recommend a book about Rome?" (pronouns resolved like a claim's; none if one stands for nothing).
-    const tokens = stripLead(sentence.tokens);
+    const tokens = stripLead(sentence.tokens, addressee);
     const resolved = resolvePronouns(tokens, mentions, own);
     noteMentions(sentence.tokens, speaker.name, mentions, speaker.listener);
     const asked = rewrite(tokens, speaker, now, resolved, true);
@@ -280,7 +322,7 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
   const claims: Claim[] = [];
   const ownClauses: Token[][] = [];
   for (const [n, raw] of clauses(sentence.tokens).flatMap(appositives).entries()) {
-    const stripped = n === 0 ? withDroppedSubject(stripLead(raw)) : stripLead(raw);
+    const stripped = n === 0 ? withDroppedSubject(stripLead(raw, addressee)) : stripLead(raw, addressee);
     const tokens = asStatement(stripped);
     if (!tokens) {
       noteMentions(stripped, speaker.name, mentions, speaker.listener);

@@ -246,6 +246,27 @@ describe('what is no fact', () => {
     ]));
     expect(out.episodes[0]!.facts.map((f) => f.content)).toEqual([expect.stringMatching(/adopted a puppy/)]);
   });
+
+  it('the listener called by name is no part of a claim ("Oh, Harold, now I\'m crying too" is not "Harold, now Evelyn is crying too.")', async () => {
+    // Two people by name: Harold is who Evelyn talks to, and who talks to her.
+    const talk = (...lines: [speaker: 'Evelyn' | 'Harold' | 'Melanie', text: string][]) => ({
+      id: 'mc', app_id: 'default', project_id: 'default', session_id: 's',
+      messages: lines.map(([speaker, content], i) => ({
+        id: `m${i + 1}`, app_id: 'default', project_id: 'default', session_id: 's', seq: i, role: i === 0 || speaker === lines[0]![0] ? 'user' : 'assistant',
+        content, timestamp: MONDAY + i * 60_000, sender_id: speaker.toLowerCase(), sender_name: speaker,
+      }) as BufferedMessage),
+    });
+    const facts = async (...lines: Parameters<typeof talk>) => (await createRulesExtractor().extract(talk(...lines))).episodes[0]!.facts.map((f) => f.content);
+    expect(await facts(['Evelyn', "Oh, Harold, I've been thinking about you all week!"], ['Harold', 'Thank you, Evelyn.'], ['Evelyn', "Oh, Harold, now I'm crying too."]))
+      .toEqual(['Evelyn has been thinking about Harold all week.', 'Now Evelyn is crying too.']);
+    // After the clause, and in a short form the name begins with ("Mel" for Melanie).
+    expect(await facts(['Evelyn', 'I went hiking on Mount Tom on Saturday, Mel!'], ['Melanie', 'Wow!']))
+      .toEqual(['Evelyn went hiking on Mount Tom on 2026-11-28.']);
+    // Another name is no call: the listener only, and only as a call (before a comma, or after the clause's last one).
+    expect(await facts(['Evelyn', 'Lily and Owen came for dinner on Sunday, Harold.'], ['Harold', 'Nice!'])).toEqual(['Lily and Owen came for dinner on 2026-11-29.']);
+    expect(await facts(['Evelyn', 'I had lunch with Peg, Harold and Lily.'], ['Harold', 'Nice!'])).toEqual(['Evelyn had lunch with Peg, Harold and Lily.']);
+    expect(await facts(['Evelyn', 'I named my new kitten Harold.'], ['Harold', 'Ha!'])).toEqual([expect.stringMatching(/^Evelyn named .*kitten Harold\.$/)]);
+  });
 });
 
 describe('what real conversations break', () => {

@@ -271,6 +271,13 @@ describe('query decomposition (agentic without an LLM)', () => {
     expect(decomposeQuery('Have I been to Paris, Rome and Berlin?')).toEqual(['Have I been to Paris', 'Have I been to Rome', 'Have I been to Berlin']);
   });
 
+  it("takes what a name's possessive names as the part, not the name alone", () => {
+    expect(decomposeQuery("What mishaps did Harold's dog and Evelyn's cat each have during the year?"))
+      .toEqual(["What mishaps did Harold's dog each have during the year", "What mishaps did Evelyn's cat each have during the year"]);
+    expect(decomposeQuery("What is the average age of Maren, Maren's parents, and Maren's grandparents?"))
+      .toEqual(['What is the average age of Maren', "What is the average age of Maren's parents", "What is the average age of Maren's grandparents"]);
+  });
+
   it('splits no second question about the same thing: "…, and how much …?", "Why or why not?"', () => {
     expect(decomposeQuery('What amp did Dev buy secondhand, and how much did he pay for it?')).toEqual([]);
     expect(decomposeQuery('Who looked after Juno when Priya went away, and where do they live?')).toEqual([]);
