@@ -207,7 +207,8 @@ function nameAt(tokens: readonly Token[], k: number, addressee: ReturnType<typeo
 
 /**
  * Drops discourse words around a clause: "Yes, …", "Actually …", "Speaking of which, …", "… btw",
- * "… though", and the listener called by name ("Oh, Harold, now I'm crying too", "… too, Mel!"):
+ * "… though", and the listener called by name ("Oh, Harold, now I'm crying too", "… too, Mel!",
+ * "Congratulations again, Leila, I am so proud of you"):
  * a vocative is no part of the claim, and left in ("Harold, now Evelyn is crying too.") it made
  * the claim match any question that names Harold.
  */
@@ -240,7 +241,20 @@ function stripLead(tokens: Token[], addressee: ReturnType<typeof addresseeWords>
       break;
     }
   }
-  return tokens.slice(i, end);
+  // "Congratulations again, Leila, I am so proud of you": the name between two commas, with the first.
+  const out: Token[] = [];
+  for (let k = i; k < end; k++) {
+    const n = tokens[k]!.text === ',' ? nameAt(tokens, k + 1, addressee) : 0;
+    // A name after another ("Peg, Leila, and Owen") is one of those listed, not a call.
+    const left = tokens[k - 1];
+    const listed = left !== undefined && /^\p{Lu}/u.test(left.text) && (k - 1 > i || left.pos === 'PROPN');
+    if (n > 0 && !listed && tokens[k + 1 + n]?.text === ',') {
+      k += n;
+      continue;
+    }
+    out.push(tokens[k]!);
+  }
+  return out;
 }
 
 interface Piece {

@@ -265,6 +265,9 @@ describe('what is no fact', () => {
     // Another name is no call: the listener only, and only as a call (before a comma, or after the clause's last one).
     expect(await facts(['Evelyn', 'Lily and Owen came for dinner on Sunday, Harold.'], ['Harold', 'Nice!'])).toEqual(['Lily and Owen came for dinner on 2026-11-29.']);
     expect(await facts(['Evelyn', 'I had lunch with Peg, Harold and Lily.'], ['Harold', 'Nice!'])).toEqual(['Evelyn had lunch with Peg, Harold and Lily.']);
+    expect(await facts(['Evelyn', 'I met Peg, Harold, Owen and Sam at the fair.'], ['Harold', 'Nice!'])).toEqual(['Evelyn met Peg, Harold, Owen and Sam at the fair.']);
+    // Between two commas, after words that are no name.
+    expect(await facts(['Evelyn', 'Thanks, Harold, I really needed that advice about the roses.'], ['Harold', 'Any time!'])).toEqual(['Evelyn really needed that advice about the roses.']);
     expect(await facts(['Evelyn', 'I named my new kitten Harold.'], ['Harold', 'Ha!'])).toEqual([expect.stringMatching(/^Evelyn named .*kitten Harold\.$/)]);
   });
 });
