@@ -7,7 +7,7 @@
  */
 import { extractText } from '../contract/requests.js';
 import { provenanceId, sentBy, type BufferedMessage } from '../records.js';
-import { claimsOf, type Claim } from './claims.js';
+import { addresseeWords, claimsOf, type Addressee, type Claim } from './claims.js';
 import { findDates, isoDate, spoken, type ResolvedDate } from './dates.js';
 import type { ExtractedCase, ExtractedEpisode, ExtractedForesight, ExtractedProfile, ExtractedStatement, Extraction, Extractor, Segment } from './extraction.js';
 import { buildEntityGraph } from './entity-graph.js';
@@ -47,6 +47,14 @@ export interface Reading {
 export function readSegment(segment: Segment, names: Map<string, string>, language: Language): Reading[] {
   const mentions = new Mentions();
   const participants = [...names.values()];
+  // What each participant is called by, made once for the segment (claims.ts `addresseeWords`).
+  const addressees = new Map<string, Addressee>();
+  const addresseeOf = (listener: string | null) => {
+    if (listener === null) return addresseeWords(null);
+    let words = addressees.get(listener);
+    if (!words) addressees.set(listener, (words = addresseeWords(listener)));
+    return words;
+  };
   return segment.messages.map((message) => {
     let name = names.get(message.sender_id) ?? message.sender_id;
     const others = participants.filter((n) => n !== name);
@@ -60,7 +68,7 @@ export function readSegment(segment: Segment, names: Map<string, string>, langua
     const ownClauses: Token[][] = [];
     for (const s of sentences) {
       if (TOPIC_CHANGE.test(s.text)) mentions.changeTopic();
-      const { claims: own, ownClauses: clauses } = claimsOf(s, { name, listener }, message.timestamp, mentions);
+      const { claims: own, ownClauses: clauses } = claimsOf(s, { name, listener, addressee: addresseeOf(listener) }, message.timestamp, mentions);
       ownClauses.push(...clauses);
       for (const claim of own) {
         const introduced = INTRODUCTION.exec(claim.evidence)?.[1];
