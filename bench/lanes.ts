@@ -1,0 +1,144 @@
+/**
+ * `npm run bench:lanes`: every benchmark run whose output a number in the README comes from, as one
+ * list (`lanes-list.ts`), run in parallel into a folder, and two such folders compared. A change to
+ * the write path or to search moves numbers in many tables at once; with this, rerunning them all is
+ * one command, and what moved is a diff of the two folders rather than a reading of each table.
+ *
+ *   npm run bench:lanes -- --out DIR [--jobs 2] [--only REGEX] [--skip-teacher]
+ *   npm run bench:lanes -- --compare OLD_DIR --with NEW_DIR
+ *   npm run bench:lanes -- --list
+ *
+ * Each lane's standard output and error go to `DIR/<id>.txt`, its exit status and seconds to
+ * `DIR/<id>.status`. Lines that only report time (ms per search, seconds taken, messages per
+ * second) are left out of the comparison: they move from run to run on a shared machine.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { LANES, type Lane } from './lanes-list.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** A line that only says how long something took, or how fast it went. */
+const TIMING = /\bms\/search\b|\b\d+(?:\.\d+)? ?ms\b|\b\d+ s\b|\bper (?:CPU )?second\b|messages\/s\b|\btook\b/i;
+
+/** The lines of a lane's output that carry its results, in order. */
+export function resultLines(text: string): string[] {
+  return text.split('\n').map((l) => l.trimEnd()).filter((l) => l && !TIMING.test(l));
+}
+
+/** The result lines two outputs do not share, as `-` (old only) and `+` (new only), in each one's order. */
+export function changedLines(old: string, now: string): string[] {
+  const a = resultLines(old);
+  const b = resultLines(now);
+  const inA = new Map<string, number>();
+  for (const l of a) inA.set(l, (inA.get(l) ?? 0) + 1);
+  const inB = new Map<string, number>();
+  for (const l of b) inB.set(l, (inB.get(l) ?? 0) + 1);
+  const only = (lines: string[], other: Map<string, number>, mark: string) => {
+    const left = new Map(other);
+    return lines.flatMap((l) => {
+      const n = left.get(l) ?? 0;
+      if (n > 0) {
+        left.set(l, n - 1);
+        return [];
+      }
+      return [`${mark} ${l}`];
+    });
+  };
+  return [...only(a, inB, '-'), ...only(b, inA, '+')];
+}
+
+async function runLane(lane: Lane, out: string): Promise<{ rc: number | null; seconds: number }> {
+  const started = performance.now();
+  const file = createWriteStream(join(out, `${lane.id}.txt`));
+  const argv = lane.argv.map((a) => a.replaceAll('{out}', out));
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(file, { end: false });
+  child.stderr.pipe(file, { end: false });
+  const rc = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  await new Promise<void>((resolve) => file.end(resolve));
+  const seconds = Math.round((performance.now() - started) / 1000);
+  writeFileSync(join(out, `${lane.id}.status`), `rc ${rc}\nseconds ${seconds}\n`);
+  return { rc, seconds };
+}
+
+async function run(out: string, jobs: number, lanes: readonly Lane[]): Promise<void> {
+  mkdirSync(out, { recursive: true });
+  // The long lanes first, so the short ones fill in around them; a lane that reads another's file
+  // after it (it then waits for that lane, which has started by the time it is picked).
+  const long = (l: Lane) => (l.after ? 0 : l.teacher ? 2 : 1);
+  const queue = [...lanes].sort((a, b) => long(b) - long(a));
+  const started = new Map<string, Promise<number | null>>();
+  let failed = 0;
+  const worker = async () => {
+    for (let lane = queue.shift(); lane; lane = queue.shift()) {
+      const before = lane.after ? started.get(lane.after) : undefined;
+      if (lane.after && !before && lanes.some((l) => l.id === lane!.after)) throw new Error(`${lane.id} reads ${lane.after}, which has not started`);
+      const done = (async () => {
+        if (before && (await before) !== 0) return null;
+        const { rc, seconds } = await runLane(lane!, out);
+        console.log(`${lane!.id}: ${rc === 0 ? 'done' : `exit ${rc}`} in ${seconds} s`);
+        return rc;
+      })();
+      started.set(lane.id, done);
+      const rc = await done;
+      if (rc !== 0) failed++;
+      if (rc === null && before) console.log(`${lane.id}: not run, ${lane.after} failed`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, jobs) }, worker));
+  console.log(`${lanes.length} lanes into ${out}${failed ? `; ${failed} failed` : ''}`);
+  if (failed) process.exitCode = 1;
+}
+
+function compare(old: string, now: string): void {
+  const ids = readdirSync(now).filter((f) => f.endsWith('.txt')).map((f) => f.slice(0, -4)).sort();
+  let moved = 0;
+  for (const id of ids) {
+    const before = join(old, `${id}.txt`);
+    if (!existsSync(before)) {
+      console.log(`${id}: only in ${now}`);
+      continue;
+    }
+    const lines = changedLines(readFileSync(before, 'utf8'), readFileSync(join(now, `${id}.txt`), 'utf8'));
+    if (lines.length === 0) continue;
+    moved++;
+    const lane = LANES.find((l) => l.id === id);
+    console.log(`\n${id}${lane ? ` (README: ${lane.readme})` : ''}:\n${lines.join('\n')}`);
+  }
+  console.log(`\n${moved} of ${ids.length} lanes moved`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      out: { type: 'string' },
+      jobs: { type: 'string', default: '2' },
+      only: { type: 'string' },
+      'skip-teacher': { type: 'boolean', default: false },
+      compare: { type: 'string' },
+      with: { type: 'string' },
+      list: { type: 'boolean', default: false },
+    },
+  });
+  const only = values.only ? new RegExp(values.only) : null;
+  const lanes = LANES.filter((l) => (!only || only.test(l.id)) && !(values['skip-teacher'] && l.teacher));
+  if (values.list) {
+    for (const l of lanes) console.log(`${l.id}${l.teacher ? ' (teacher)' : ''}${l.after ? ` (after ${l.after})` : ''}: ${l.argv.join(' ')}\n    README: ${l.readme}`);
+    return;
+  }
+  if (values.compare) {
+    if (!values.with) throw new Error('--compare OLD_DIR needs --with NEW_DIR');
+    compare(values.compare, values.with);
+    return;
+  }
+  if (!values.out) throw new Error('--out DIR (run the lanes), --compare OLD_DIR --with NEW_DIR, or --list');
+  const jobs = Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs must be a whole number of 1 or more, not ${values.jobs}`);
+  await run(values.out, jobs, lanes);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
