@@ -8,7 +8,7 @@
 import { bareDate, findDates, spoken, type ResolvedDate } from './dates.js';
 import { INTERJECTIONS, Mentions, noteMentions } from './mentions.js';
 import { resolvePronouns, romanNumeral } from './pronouns.js';
-import { participantNames, shortForms } from './social-formula.js';
+import { calledNames, type CalledNames } from './social-formula.js';
 import type { Sentence, Token } from './sentences.js';
 import { asStatement } from './subordinate.js';
 import { finite, SUBJECT_OPENERS, SUBJECT_PRONOUNS } from './word-classes.js';
@@ -31,14 +31,8 @@ export interface Speaker {
   name: string;
   /** Who "you" is in this speaker's words. */
   listener: string | null;
-  /** The words the speaker calls the listener by (`addresseeWords(listener)`), made once for a conversation; made here when absent. */
-  addressee?: Addressee;
-}
-
-/** The words a speaker calls the listener by, lower-case (see `addresseeWords`). */
-export interface Addressee {
-  names: ReadonlySet<string>;
-  short: ReadonlySet<string>;
+  /** The words the listener may be called by (`addresseeWords(listener)`), made once for a conversation. */
+  addressee: CalledNames;
 }
 
 const DAY = 86_400_000;
@@ -197,13 +191,12 @@ function discourseLead(tokens: readonly Token[], from: number): number {
  * The words a speaker calls the listener by, lower-case: each word of the listener's name and, for
  * a capitalised word only, its beginnings of three letters or more ("Mel" for Melanie).
  */
-export function addresseeWords(listener: string | null): Addressee {
-  const names = participantNames(listener ? [listener] : []);
-  return { names, short: shortForms(names) };
+export function addresseeWords(listener: string | null): CalledNames {
+  return calledNames(listener ? [listener] : []);
 }
 
 /** The number of tokens of the listener's name at `k` ("Harold", "Mary Ann"), or 0. */
-function nameAt(tokens: readonly Token[], k: number, addressee: Addressee): number {
+function nameAt(tokens: readonly Token[], k: number, addressee: CalledNames): number {
   let n = 0;
   while (n < 3 && k + n < tokens.length) {
     const t = tokens[k + n]!;
@@ -220,7 +213,7 @@ function nameAt(tokens: readonly Token[], k: number, addressee: Addressee): numb
  * a vocative is no part of the claim, and left in ("Harold, now Evelyn is crying too.") it made
  * the claim match any question that names Harold.
  */
-function stripLead(tokens: Token[], addressee: Addressee): Token[] {
+function stripLead(tokens: Token[], addressee: CalledNames): Token[] {
   let i = 0;
   const lead = (k: number) => LEAD.has(tokens[k]!.lower) || tokens[k]!.pos === 'INTJ' || (REACTIONS.has(tokens[k]!.lower) && [',', '!', '.'].includes(tokens[k + 1]?.text ?? ''));
   // The listener's name before a comma or an exclamation mark opens the clause as a call, not its subject.
@@ -331,7 +324,7 @@ export function claimsOf(sentence: Sentence, speaker: Speaker, now: number, ment
   // "he", "she" and "they" stand for someone talked about, not for whoever is talking or listening
   // (they are "I" and "you"): "we picked him up" is never the listener.
   const own = new Set(speaker.listener ? [speaker.name, speaker.listener] : [speaker.name]);
-  const addressee = speaker.addressee ?? addresseeWords(speaker.listener);
+  const addressee = speaker.addressee;
   if (question) {
     // A question is no claim, but what was asked is worth remembering: "Maya asked: Can Assistant
     // recommend a book about Rome?" (pronouns resolved like a claim's; none if one stands for nothing).

@@ -14,7 +14,7 @@ import { provenanceId, sentBy, type BufferedMessage, type Scope } from '../recor
 import type { ExtractedStatement } from './extraction.js';
 import { annotateDates } from './dates.js';
 import { singleSpaced } from './sentences.js';
-import { isSocialFormula, participantNames, shortForms } from './social-formula.js';
+import { calledNames, isSocialFormula } from './social-formula.js';
 
 /** A passage holds whole sentences up to about this many characters. */
 export const UNIT_CHARS = 300;
@@ -50,8 +50,7 @@ export function passages(text: string, max = UNIT_CHARS): string[] {
  */
 export function participantUnits(messages: readonly BufferedMessage[], owner: Pick<Scope, 'owner_type' | 'owner_id'>, facts: readonly Pick<ExtractedStatement, 'evidence'>[] = []): ExtractedStatement[] {
   const covered = facts.map((f) => fold(f.evidence)).filter(Boolean);
-  const names = participantNames(messages.flatMap((m) => [m.sender_id, m.sender_name ?? '']));
-  const short = shortForms(names);
+  const { names, short } = calledNames(messages.flatMap((m) => [m.sender_id, m.sender_name ?? '']));
   const out: ExtractedStatement[] = [];
   for (const m of messages) {
     if (m.role === 'tool') continue;

@@ -7,7 +7,7 @@
  */
 import { extractText } from '../contract/requests.js';
 import { provenanceId, sentBy, type BufferedMessage } from '../records.js';
-import { addresseeWords, claimsOf, type Addressee, type Claim } from './claims.js';
+import { addresseeWords, claimsOf, type Claim } from './claims.js';
 import { findDates, isoDate, spoken, type ResolvedDate } from './dates.js';
 import type { ExtractedCase, ExtractedEpisode, ExtractedForesight, ExtractedProfile, ExtractedStatement, Extraction, Extractor, Segment } from './extraction.js';
 import { buildEntityGraph } from './entity-graph.js';
@@ -17,6 +17,7 @@ import { Mentions, type Mention } from './mentions.js';
 import { LIST_FIELDS, namedBelonging, profileStatements, type ProfileHistoryEntry, type ProfileStatement } from './profile-rules.js';
 import { escapeRegExp } from './regexp.js';
 import { analyse, clip, singleSpaced, type Sentence, type Token } from './sentences.js';
+import type { CalledNames } from './social-formula.js';
 
 /** A sentence that turns the talk to something else. */
 const TOPIC_CHANGE = /^(?:(?:oh|anyway|so|also|ok|okay)[,!]?\s+)?(?:by the way|btw|anyway|anyhow|on (?:another|a different|a separate|an unrelated) note|unrelated(?:ly)?|changing the subject|speaking of)\b/i;
@@ -48,9 +49,8 @@ export function readSegment(segment: Segment, names: Map<string, string>, langua
   const mentions = new Mentions();
   const participants = [...names.values()];
   // What each participant is called by, made once for the segment (claims.ts `addresseeWords`).
-  const addressees = new Map<string, Addressee>();
+  const addressees = new Map<string | null, CalledNames>();
   const addresseeOf = (listener: string | null) => {
-    if (listener === null) return addresseeWords(null);
     let words = addressees.get(listener);
     if (!words) addressees.set(listener, (words = addresseeWords(listener)));
     return words;

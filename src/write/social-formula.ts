@@ -51,6 +51,18 @@ export function shortForms(names: ReadonlySet<string>): Set<string> {
   return out;
 }
 
+/** The participants' names and their short forms, made once for a conversation (`participantNames`, `shortForms`). */
+export interface CalledNames {
+  names: ReadonlySet<string>;
+  short: ReadonlySet<string>;
+}
+
+/** What people in a conversation may be called by: every word of their names or ids, and the beginnings of those words. */
+export function calledNames(senders: Iterable<string>): CalledNames {
+  const names = participantNames(senders);
+  return { names, short: shortForms(names) };
+}
+
 /**
  * Whether a sentence is only a social formula (see the file's comment); `names` from
  * `participantNames`, `short` their `shortForms` (pass them once for a conversation's sentences).
