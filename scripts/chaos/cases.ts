@@ -60,6 +60,8 @@ function weirdScalar(rng: Rng, limits: CaseLimits): unknown {
     () => '', () => ' ', () => rng.pick(UNICODE), () => 'x'.repeat(rng.int(257, 5000)),
     () => [], () => {}, () => [null], () => ({ '': '' }), () => [[1, 'a'], { b: null }],
     () => huge(rng, limits), () => String(rng.int(-1e9, 1e9)),
+    // An object's own property names as values (an id, a filter operator, a file name): a lookup by them must find nothing.
+    () => rng.pick(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'notes.constructor', '&constructor;']),
   ])();
 }
 

@@ -8,6 +8,7 @@
  * can never throw. Everything here is iterative or depth-bounded and reads no more of a value
  * than it echoes.
  */
+import { setOwn } from '../own-keys.js';
 
 /** One issue of a 422, FastAPI's shape: where (`loc`), what (`msg`, `type`), the input echoed, and its bounds (`ctx`). */
 export interface ValidationDetail {
@@ -100,7 +101,7 @@ export function echoInput(value: unknown): unknown {
         total += 1;
         if (seen < ECHO_ENTRIES && left > 0) {
           seen += 1;
-          out[spend(key, KEY_CHARS)] = echo((container as Record<string, unknown>)[key], depth + 1);
+          setOwn(out, spend(key, KEY_CHARS), echo((container as Record<string, unknown>)[key], depth + 1));
         } else if (total > ECHO_ENTRIES + 1) break;
       }
       if (total > seen) out['…'] = total > ECHO_ENTRIES + 1 ? 'more keys' : `+${total - seen} keys`;

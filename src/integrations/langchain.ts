@@ -21,6 +21,7 @@ import type { SearchData } from '../contract/types.js';
 import type { Memory } from '../engine.js';
 import { isMemoryError } from '../errors.js';
 import { ownerId, ownerScope, type MemoryOwner, type SearchableMemory } from './owner.js';
+import { ownValue } from '../own-keys.js';
 
 export type { MemoryOwner, SearchableMemory } from './owner.js';
 
@@ -117,12 +118,12 @@ function compare(actual: unknown, expected: unknown): boolean {
       case '$gte': return (actual as number) >= (value as number);
       case '$lt': return (actual as number) < (value as number);
       case '$lte': return (actual as number) <= (value as number);
-      default: return JSON.stringify((actual as Record<string, unknown> | undefined)?.[op]) === JSON.stringify(value);
+      default: return JSON.stringify(actual !== null && typeof actual === 'object' ? ownValue(actual as Record<string, unknown>, op) : undefined) === JSON.stringify(value);
     }
   });
 }
 
-const passes = (item: Item, filter: Record<string, unknown> | undefined) => !filter || Object.entries(filter).every(([field, expected]) => compare(item.value[field], expected));
+const passes = (item: Item, filter: Record<string, unknown> | undefined) => !filter || Object.entries(filter).every(([field, expected]) => compare(ownValue(item.value, field), expected));
 
 /**
  * A LangGraph store over one owner's memory. Each item is a knowledge entry (title = key,

@@ -14,6 +14,7 @@ import { searchAgentTrack } from './agent-track.js';
 import { recallUnits, type Leg, type UnitCandidate } from './episode-track.js';
 import { competeGranularity, FACTS_PER_EPISODE } from './granularity.js';
 import { caseItem, episodeItem, factItem, profileItem, skillItem, unprocessedItem } from './shape.js';
+import { ownMap } from '../own-keys.js';
 
 /** `top_k: -1` means "everything relevant": up to this many episodes… */
 export const ALL_EPISODES = 100;
@@ -93,10 +94,11 @@ export async function runSearch(request: ResolvedSearch, deps: SearchDeps): Prom
   const started = deps.now();
   const notices: Notice[] = [];
   const notice = (code: string, message: string) => notices.push({ code, message });
-  const legs: Record<string, Leg[]> = {};
-  const cosine: Record<string, number> = {};
-  const evidence: Record<string, number> = {};
-  const wireMap: Record<string, WireMap> = {};
+  // Keyed by record ids, which a client may choose ("__proto__" is a valid knowledge id).
+  const legs = ownMap<Leg[]>();
+  const cosine = ownMap<number>();
+  const evidence = ownMap<number>();
+  const wireMap = ownMap<WireMap>();
   let units = 0;
   const noteCosine = (c: UnitCandidate) => {
     cosine[c.record.id] = c.cos;

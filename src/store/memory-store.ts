@@ -2,6 +2,7 @@
 import { createError, wrapError } from '../errors.js';
 import type { StoredItem } from '../records.js';
 import type { StorageAdapter, StoreBatch } from './port.js';
+import { setOwn } from '../own-keys.js';
 
 /**
  * A deep copy with structured clone's meaning. Stored items are plain objects, arrays, primitives
@@ -24,7 +25,8 @@ function copy(value: unknown): unknown {
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key]);
+  // A stored "__proto__" key (metadata is the client's) stays a key of the copy.
+  for (const key of Object.keys(value)) setOwn(out, key, copy((value as Record<string, unknown>)[key]));
   return out;
 }
 

@@ -78,7 +78,7 @@ const BARE_INFINITIVE = new Set(['let', 'make', 'help', 'see', 'hear', 'watch', 
 /** 3rd person singular of a verb in its base form ("fly" → "flies", "go" → "goes"). */
 export function thirdPerson(verb: string): string {
   const lower = verb.toLowerCase();
-  if (THIRD[lower]) return THIRD[lower]!;
+  if (Object.hasOwn(THIRD, lower)) return THIRD[lower]!;
   if (/(s|sh|ch|x|z|o)$/.test(lower)) return `${verb}es`;
   if (/[^aeiou]y$/.test(lower)) return `${verb.slice(0, -1)}ies`;
   return `${verb}s`;
@@ -454,7 +454,7 @@ function isContent(tokens: readonly Token[]): boolean {
  */
 function agreeAuxiliary(pieces: Piece[], tokens: readonly Token[], i: number): void {
   const prev = pieces[pieces.length - 1];
-  const agreed = prev && tokens[i - 1]?.pos === 'AUX' ? AGREE_THIRD[prev.text.toLowerCase()] : undefined;
+  const agreed = prev && tokens[i - 1]?.pos === 'AUX' && Object.hasOwn(AGREE_THIRD, prev.text.toLowerCase()) ? AGREE_THIRD[prev.text.toLowerCase()] : undefined;
   if (agreed) prev!.text = /^\p{Lu}/u.test(prev!.text) ? capitalise(agreed) : agreed;
 }
 

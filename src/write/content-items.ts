@@ -137,7 +137,8 @@ function impliedMime(type: MediaType, name: string | undefined, uri: string | un
     png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
     wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', m4a: 'audio/mp4', webm: 'audio/webm', flac: 'audio/flac',
   };
-  return ext ? byExt[ext] : undefined;
+  // Own keys only: a name ending ".constructor" has no type (an object's inherited properties are no extensions).
+  return ext && Object.hasOwn(byExt, ext) ? byExt[ext] : undefined;
 }
 
 function optionalText(raw: Record<string, unknown>, key: string, loc: Loc, issues: ValidationDetail[], max = MAX_ITEM_TEXT): string | undefined {

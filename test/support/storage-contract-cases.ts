@@ -209,6 +209,20 @@ export const STORAGE_CONTRACT_CASES: StorageCase[] = [
     },
   },
   {
+    name: 'keys a client wrote are kept as keys, "__proto__" and "constructor" among them',
+    async run(target) {
+      await withStore(target, async (store) => {
+        // Parsed, as a request body is: "__proto__" is then an own key, not the object's prototype.
+        const item = { ...fact('f1'), metadata: JSON.parse('{"__proto__":"p","constructor":{"toString":"t"},"plain":1}') } as AtomicFactRecord;
+        await store.commit({ put: [item], delete: [] });
+        const loaded = (await store.loadAll())[0] as AtomicFactRecord;
+        assertEqual(Object.keys(loaded.metadata ?? {}), ['__proto__', 'constructor', 'plain'], 'the keys after loading');
+        assertEqual(loaded, item, 'the item after loading');
+        if (Object.getPrototypeOf(loaded.metadata) !== Object.prototype) fail('a stored "__proto__" key must not become the prototype');
+      });
+    },
+  },
+  {
     name: 'a batch with one unstorable item fails as a whole and the store stays usable',
     async run(target) {
       await withStore(target, async (store) => {

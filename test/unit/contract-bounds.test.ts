@@ -337,6 +337,13 @@ describe('rendering a 422 can never throw', () => {
     }
   });
 
+  it('echoes every key as sent, "__proto__" among them', () => {
+    const echoed = echoInput(JSON.parse('{"__proto__":"lost?","toString":"kept","nested":{"__proto__":{"a":1}}}')) as Record<string, unknown>;
+    expect(Object.keys(echoed)).toEqual(['__proto__', 'toString', 'nested']);
+    expect(JSON.stringify(echoed)).toBe('{"__proto__":"lost?","toString":"kept","nested":{"__proto__":{"a":1}}}');
+    expect(Object.getPrototypeOf(echoed)).toBe(Object.prototype);
+  });
+
   it('errorResponse renders any validation error, however it was built', async () => {
     const cyclic: Record<string, unknown> = {};
     cyclic['me'] = cyclic;

@@ -10,6 +10,7 @@ import { byScore } from '../../src/contract/dialects/shared.js';
 import { createMemory, type Memory } from '../../src/engine.js';
 import { isMemoryError } from '../../src/errors.js';
 import { createFetchHandler } from '../../src/http/handler.js';
+import { createDefaultEmbedder } from '../../src/models/load-static-model.js';
 import type { AtomicFactRecord, MemoryRecord, StoredItem } from '../../src/records.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { DAY, MINUTE, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
@@ -64,6 +65,25 @@ beforeAll(async () => {
   handler = createFetchHandler(memory, { dialects: { tablestore: { authorize: (r) => r.headers.get('x-ots-apikey') === 'key-1' } } });
 });
 
+it('a unit whose id a client chose as "__proto__" has its similarity and its sources like any other', async () => {
+  const own = await createMemory({ embedder: await createDefaultEmbedder() });
+  const where = { app_id: APP, project_id: STORE };
+  for (const id of ['__proto__', 'toString', 'plain-id']) await own.upsertCase({ ...where, agent_id: 'user-001', session_id: 'session-001', id, task_intent: `choose a morning drink (${id})`, approach: 'green tea every morning' });
+  const response = await createFetchHandler(own, { dialects: { tablestore: {} } })(new Request('http://local/SearchMemories', {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ memoryStoreName: STORE, query: 'morning drink green tea', topK: 20, scope: { appId: APP, tenantId: '*', agentId: '*', runId: '*' } }),
+  }));
+  expect(response.status).toBe(200);
+  const results = ((await response.json()) as { results: { unit: { id: string }; similarity: number | null; source: string }[] }).results;
+  expect(results.map((r) => r.unit.id).sort()).toEqual(['__proto__', 'plain-id', 'toString']);
+  for (const r of results) {
+    expect(typeof r.similarity, r.unit.id).toBe('number');
+    expect(r.similarity, r.unit.id).toBeGreaterThan(0);
+    expect(r.source, r.unit.id).toBe('vector+text');
+  }
+  await own.close();
+});
+
 describe('validation (400 INVALID_PARAMETER)', () => {
   const base = { memoryStoreName: STORE, query: 'tea', scope: { appId: APP, tenantId: '*' } };
   const deep = (n: number): unknown => (n === 0 ? { op: 'eq', field: 'runId', value: 's' } : { op: 'not', condition: deep(n - 1) });
@@ -86,6 +106,8 @@ describe('validation (400 INVALID_PARAMETER)', () => {
     ['unknown scope key', { scope: { appId: APP, userId: 'u' } }, 'scope.userId'],
     ['filter without op', { filter: { field: 'runId', value: 's' } }, 'filter.op'],
     ['filter with an unknown op', { filter: { op: 'like', field: 'runId', value: 's' } }, 'filter.op'],
+    ['filter op named after an object property', { filter: { op: 'constructor', field: 'runId', value: 's' } }, 'filter.op'],
+    ['filter op __proto__', { filter: { op: '__proto__', field: 'runId', value: 's' } }, 'filter.op'],
     ['filter on memory text', { filter: { op: 'eq', field: 'text', value: 'tea' } }, 'filter.field'],
     ['filter value with a wildcard', { filter: { op: 'eq', field: 'runId', value: '*sess*' } }, 'filter.value'],
     ['filter in without values', { filter: { op: 'in', field: 'runId', values: [] } }, 'filter.values'],

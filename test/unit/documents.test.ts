@@ -31,6 +31,10 @@ describe('text documents', () => {
     ]);
   });
 
+  it('HTML: a name that is no entity stays as written, even one an object has as a property', () => {
+    expect(readHtml('<p>The &constructor; field &amp; the &nosuch; one</p>').text).toBe('The &constructor; field & the &nosuch; one');
+  });
+
   it('plain text is one section, line ends normalised', () => {
     expect(sectionsOf(readPlainText('a\r\nb\rc'))).toEqual([{ text: 'a\nb\nc' }]);
   });

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemory } from '../../src/index.js';
 import type { BufferedMessage } from '../../src/records.js';
+import { thirdPerson } from '../../src/write/claims.js';
 import { annotateDates, findDates } from '../../src/write/dates.js';
 import type { Segment } from '../../src/write/extraction.js';
 import { mergeProfile } from '../../src/write/profile-rules.js';
@@ -270,6 +271,11 @@ describe('what is no fact', () => {
     expect(await facts(['Evelyn', 'Thanks, Harold, I really needed that advice about the roses.'], ['Harold', 'Any time!'])).toEqual(['Evelyn really needed that advice about the roses.']);
     expect(await facts(['Evelyn', 'I named my new kitten Harold.'], ['Harold', 'Ha!'])).toEqual([expect.stringMatching(/^Evelyn named .*kitten Harold\.$/)]);
   });
+});
+
+it('puts a verb named like an object\'s own property in the third person as any other verb', () => {
+  expect(thirdPerson('constructor')).toBe('constructors');
+  expect(thirdPerson('go')).toBe('goes');
 });
 
 describe('what real conversations break', () => {

@@ -63,6 +63,8 @@ describe('EngramStore', () => {
     await both(async (s) => byKey(await s.search(['users', 'alice'], { limit: 10 })));
     await both(async (s) => byKey(await s.search(['users'], { filter: { spicy: { $gt: 1 } } })));
     await both(async (s) => byKey(await s.search([], { filter: { likes: 'hiking' } })));
+    // A field named like an object's own property is a field like any other: absent here, so no match.
+    for (const filter of ['{"__proto__":{"$eq":{}}}', '{"constructor":{"$ne":"x"}}', '{"likes":{"toString":{}}}']) await both(async (s) => byKey(await s.search([], { filter: JSON.parse(filter) })));
 
     await both((s) => s.put(['users', 'alice', 'prefs'], 'food', { likes: 'pho', spicy: 2 }));
     expect((await both((s) => s.get(['users', 'alice', 'prefs'], 'food')))!.value.likes).toBe('pho');

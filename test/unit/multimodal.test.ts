@@ -85,6 +85,14 @@ describe('each item is found by what it says, with every method', () => {
     expect(JSON.stringify(episode)).not.toContain(f.png);
   });
 
+  it('a document named with an extension an object has as a property is plain text, not refused', async () => {
+    const plain = await createMemory({ embedder });
+    await plain.add({ session_id: 'p', messages: [{ sender_id: 'bo', role: 'user', timestamp: MONDAY_9AM, content: [{ type: 'doc', name: 'notes.constructor', text: 'The hive inspection is due in May.' }] }] });
+    await plain.flush({ session_id: 'p' });
+    const { data } = await plain.search({ user_id: 'bo', query: 'hive inspection', method: 'keyword' });
+    expect(data.episodes[0]!.content_items).toEqual([expect.objectContaining({ type: 'doc', mime_type: 'text/plain', name: 'notes.constructor' })]);
+  });
+
   it('a text-only memory carries no content_items field (the contract shape is unchanged)', async () => {
     const plain = await createMemory({ embedder });
     await plain.add({ session_id: 't', messages: [{ sender_id: 'bo', role: 'user', timestamp: MONDAY_9AM, content: 'I keep bees on the roof.' }] });
@@ -166,6 +174,7 @@ describe('what a message may not carry', () => {
   it.each([
     ['base64 that is not base64', [{ type: 'image', mime_type: 'image/png', base64: 'not*base64!' }], [0, 'base64'], 'value_error'],
     ['inline bytes without a MIME type', [{ type: 'image', base64: 'iVBORw0KGgo=' }], [0, 'mime_type'], 'missing'],
+    ['inline bytes named with an extension an object has as a property', [{ type: 'image', base64: 'iVBORw0KGgo=', name: 'a.constructor' }], [0, 'mime_type'], 'missing'],
     ['an image with neither uri nor bytes', [{ type: 'image', caption: 'a cat' }], [0], 'value_error'],
     ['a MIME type that is no MIME type', [{ type: 'audio', uri: 'x.wav', mime_type: 'wav' }], [0, 'mime_type'], 'value_error'],
     ['an item without a type', [{ uri: 'https://example.com/a.png' }], [0, 'type'], 'missing'],

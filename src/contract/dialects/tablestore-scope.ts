@@ -107,6 +107,9 @@ function filterValue(value: unknown, where: string, issues: Issue[]): string | u
   return scopeValue(value, where, issues, false);
 }
 
+/** The fields each filter operator takes. A Map: an op a client names "constructor" is no operator (an object would answer with its own properties). */
+const FILTER_FIELDS = new Map<string, readonly string[]>([['and', ['conditions']], ['or', ['conditions']], ['not', ['condition', 'conditions']], ['eq', ['field', 'value']], ['in', ['field', 'values', 'value']]]);
+
 function parseNode(node: unknown, where: string, depth: number, issues: Issue[], budget: { nodes: number }): ScopeFilter | undefined {
   if (!isObject(node)) {
     issues.push({ field: where, reason: 'must be an object' });
@@ -117,15 +120,15 @@ function parseNode(node: unknown, where: string, depth: number, issues: Issue[],
     return undefined;
   }
   const op = node['op'];
-  const allowed: Record<string, string[]> = { and: ['conditions'], or: ['conditions'], not: ['condition', 'conditions'], eq: ['field', 'value'], in: ['field', 'values', 'value'] };
-  if (typeof op !== 'string' || !allowed[op]) {
+  const fields = typeof op === 'string' ? FILTER_FIELDS.get(op) : undefined;
+  if (typeof op !== 'string' || !fields) {
     issues.push({ field: `${where}.op`, reason: 'must be one of and, or, not, eq, in' });
     return undefined;
   }
   const before = issues.length;
   for (const key of Object.keys(node)) {
     if (isFull(issues)) break;
-    if (key !== 'op' && !allowed[op]!.includes(key)) issues.push({ field: `${where}.${key}`, reason: `is not a field of '${op}'` });
+    if (key !== 'op' && !fields.includes(key)) issues.push({ field: `${where}.${key}`, reason: `is not a field of '${op}'` });
   }
   const children = (list: unknown, at: string, min: number, max: number): ScopeFilter[] | undefined => {
     if (!Array.isArray(list) || list.length < min || list.length > max) {

@@ -29,6 +29,7 @@ import {
   type ConversationScope, type Issue, type ScopeFilter, type TablestoreScope,
 } from './tablestore-scope.js';
 import { evidenceOf, unitOf, type Evidence, type MemoryUnit } from './tablestore-units.js';
+import { ownValue } from '../../own-keys.js';
 
 export const TABLESTORE_SEARCH_PATH = '/SearchMemories';
 export const DEFAULT_TOP_K = 10;
@@ -232,11 +233,11 @@ export async function searchMemories(memory: Memory, body: unknown, options: Tab
       // the scopes were listed is not one of them).
       const candidates = group.scopes.get(hit.record.session_id);
       if (!candidates || (conditions && !metadataMatches(hit.record.metadata, conditions))) continue;
-      const legs = trace.legs[hit.parent?.id ?? hit.record.id] ?? [];
+      const legs = ownValue(trace.legs, hit.parent?.id ?? hit.record.id) ?? [];
       found.push({
         hit,
         scope: unitScope(candidates, req.contextScope),
-        similarity: roundScore(Math.min(1, Math.max(0, trace.cosine[hit.record.id] ?? 0))),
+        similarity: roundScore(Math.min(1, Math.max(0, ownValue(trace.cosine, hit.record.id) ?? 0))),
         source: legs.includes('vector') ? (legs.includes('keyword') ? 'vector+text' : 'vector') : 'text',
       });
     }

@@ -66,7 +66,8 @@ export function readMarkdown(source: string): ExtractedText {
   return joinParts(parts);
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+/** A Map, not an object: "&constructor;" in a page names no entity (an object would answer with its own properties). */
+const ENTITIES = new Map([['amp', '&'], ['lt', '<'], ['gt', '>'], ['quot', '"'], ['apos', "'"], ['nbsp', ' ']]);
 
 function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, code: string) => {
@@ -74,7 +75,7 @@ function decodeEntities(text: string): string {
       const n = code[1] === 'x' || code[1] === 'X' ? parseInt(code.slice(2), 16) : parseInt(code.slice(1), 10);
       return Number.isFinite(n) && n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : whole;
     }
-    return ENTITIES[code.toLowerCase()] ?? whole;
+    return ENTITIES.get(code.toLowerCase()) ?? whole;
   });
 }
 
