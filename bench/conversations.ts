@@ -14,7 +14,7 @@
  *
  *   npm run bench:conversations -- [--data FILE|DIR] [--half report|fit|all]
  *                                  [--methods keyword,vector,hybrid,agentic] [--via memory|http] [--reranker none|teacher]
- *                                  [--agentic-expansion] [--json] [--misses]
+ *                                  [--agentic-expansion] [--top-k N] [--json] [--misses]
  *
  * Data: `bench/fixtures/conversations/*.json` by default, written for this bench (see that folder's
  * README): no constant of the engine was chosen on them. Any set converted to the same shape
@@ -24,7 +24,9 @@
  * session of at 10 with every row's place for each, for reading on the fit half. `--via http` builds
  * the memories through `npm run serve` (http-memory.ts), as an outside evaluation does;
  * `--reranker teacher` gives agentic search the teacher reranker, as `npm run serve` holds it;
- * `--agentic-expansion` turns on agentic's expansion round (`createMemory({ agenticExpansion })`).
+ * `--agentic-expansion` turns on agentic's expansion round (`createMemory({ agenticExpansion })`);
+ * `--top-k N` (10 to 100, default 10) asks each search for N and scores its first ten, as an
+ * outside evaluation that asks for 20 does: the first ten must not depend on how many are asked for.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -156,11 +158,14 @@ async function main(): Promise<void> {
       misses: { type: 'boolean', default: false },
       reranker: { type: 'string' },
       'agentic-expansion': { type: 'boolean', default: false },
+      'top-k': { type: 'string', default: '10' },
     },
   });
   if (!['fit', 'report', 'all'].includes(values.half!)) throw new Error(`--half must be fit, report or all, not ${values.half}`);
   if (!['memory', 'http'].includes(values.via!)) throw new Error(`--via must be memory or http, not ${values.via}`);
   if (values['agentic-expansion'] && values.via === 'http') throw new Error('--agentic-expansion is a createMemory option: run it with --via memory');
+  const topK = Number(values['top-k']);
+  if (!Number.isInteger(topK) || topK < 10 || topK > 100) throw new Error(`--top-k must be a whole number from 10 to 100, not ${values['top-k']}`);
   const methods = values.methods!.split(',') as SearchMethod[];
   const outside = methods.includes('keyword') && methods.includes('vector') ? Object.keys(OUTSIDE_FUSIONS) : [];
   const BASELINE = 'bm25 (stemmed)';
@@ -191,10 +196,11 @@ async function main(): Promise<void> {
       const base = { relevant, category: q.category, question: `${q.id}: ${q.question}` };
       for (const method of methods) {
         const t0 = performance.now();
-        const { data } = await memory.search({ user_id: owner, query: q.question, method, top_k: 10, radius: 0 });
+        const { data } = await memory.search({ user_id: owner, query: q.question, method, top_k: topK, radius: 0 });
         searchMs += performance.now() - t0;
         searches++;
-        const episodes: SearchEpisodeItem[] = data.episodes;
+        // The first ten whatever `--top-k` asked for: what is scored, and whose scores are binned.
+        const episodes: SearchEpisodeItem[] = data.episodes.slice(0, 10);
         outcomes.get(method)!.push({ ...base, ranked: firstEach(episodes.map((e) => e.session_id!)), turn5: turnRecall(evidence, episodes, 5), turn10: turnRecall(evidence, episodes, 10) });
         const reliability = reliabilityOf.get(method);
         if (reliability) countItems(reliability, episodes, (i) => relevant.includes(episodes[i]!.session_id!));

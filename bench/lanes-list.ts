@@ -129,6 +129,10 @@ export const LANES: Lane[] = [
     readme: 'expansion round: report half .891 vs .887 (--half report added)' },
   { id: 'conversations-fit-expansion', argv: ['npm', 'run', '-s', 'bench:conversations', '--', '--half', 'fit', '--methods', 'hybrid,agentic', '--agentic-expansion'], teacher: false,
     readme: 'expansion round finds "the same number of the fit half" (i.e. agentic = hybrid .879). NOTE: --half fit inferred' },
+  { id: 'conversations-report-topk20', argv: ['npm', 'run', '-s', 'bench:conversations', '--', '--half', 'report', '--top-k', '20'], teacher: false,
+    readme: '"-- --top-k 20 ... every table below is the same": every number of conversations-report must match but the reliability table\'s lowest facts bucket (more facts nested)' },
+  { id: 'conversations-report-teacher-topk20', argv: ['npm', 'run', '-s', 'bench:conversations', '--', '--half', 'report', '--methods', 'hybrid,agentic', '--reranker', 'teacher', '--top-k', '20'], teacher: true,
+    readme: 'EXPENSIVE. The "agentic, teacher reranker" rows at --top-k 20: must equal conversations-report-teacher\'s' },
   { id: 'conversations-report-http', argv: ['npm', 'run', '-s', 'bench:conversations', '--', '--half', 'report', '--via', 'http'], teacher: false,
     readme: '"--via http ... prints exactly the same tables": every number of conversations-report must match. NOTE: README does not say which half the claim was checked on; report half assumed (could be the default --half all)' },
 

@@ -150,16 +150,19 @@ function fuseUnderHead(base: readonly UnitCandidate[], other: readonly UnitCandi
 
 /**
  * Round 1 and the sub-queries' lists as one list. Round 1 is hybrid's answer to the whole
- * question, so its best `keep − m` stay (m: one place per part, at most a third of the list);
- * each part whose own best candidate is not among them brings it into one of the last m places,
- * and round 1 fills what is left. A joined question thus gains the evidence of a part that round
- * 1 missed and risks only the tail of round 1. A part's candidate keeps its round-1 score when
- * round 1 scored it (a sub-query is narrower, so its scores run higher and would not compare),
- * else it stands just under the last fixed one.
+ * question, so its best `ROUND1_KEEP − m` stay (m: one place per part, at most a third of those
+ * ten); each part whose own best candidate is not among them brings it into one of the next m
+ * places, and round 1 fills what is left. A joined question thus gains
+ * the evidence of a part that round 1 missed and risks only round 1's places 8–10. The places are
+ * counted from the top, not from the end of what the caller asked for, so the first ten are the
+ * same for a `top_k` of 10, 20 or -1 (an evaluation that asks for 20 and reads 10 sees what one
+ * that asks for 10 sees). A part's candidate keeps its round-1 score when round 1 scored it (a
+ * sub-query is narrower, so its scores run higher and would not compare), else it stands just
+ * under the last fixed one.
  */
-export function mergeRounds(round1: readonly UnitCandidate[], parts: readonly (readonly UnitCandidate[])[], keep: number): UnitCandidate[] {
-  const m = Math.min(parts.length, Math.floor(keep / 3));
-  const fixed = round1.slice(0, keep - m);
+export function mergeRounds(round1: readonly UnitCandidate[], parts: readonly (readonly UnitCandidate[])[]): UnitCandidate[] {
+  const m = Math.min(parts.length, Math.floor(ROUND1_KEEP / 3));
+  const fixed = round1.slice(0, ROUND1_KEEP - m);
   const taken = new Set(fixed.map((c) => c.record.id));
   const inRound1 = new Map(round1.map((c) => [c.record.id, c]));
   const floor = fixed[fixed.length - 1]?.score;
@@ -171,7 +174,7 @@ export function mergeRounds(round1: readonly UnitCandidate[], parts: readonly (r
     extras.push(inRound1.get(top.record.id) ?? (floor === undefined ? top : { ...top, score: Math.min(top.score, floor) }));
   }
   const rest = round1.filter((c) => !taken.has(c.record.id));
-  return [...fixed, ...extras, ...rest].slice(0, Math.max(keep, ROUND1_POOL));
+  return [...fixed, ...extras, ...rest].slice(0, Math.max(round1.length, ROUND1_POOL));
 }
 
 /**
@@ -234,7 +237,7 @@ export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise
       deps.notice('agentic.decompose_failed', `The sub-queries failed (${code}): returned round 1.`);
     });
     if (lists) {
-      round1 = mergeRounds(round1, lists, keep1);
+      round1 = mergeRounds(round1, lists);
       rounds = 2;
       asked.push(...parts);
     }

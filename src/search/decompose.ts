@@ -20,6 +20,14 @@ const NAME_GLUE = /^(?:of|the|de|la|du|von|van|&)$/i;
  * not?"): a second question about the same thing, not a second thing to look for.
  */
 const CLAUSE_START = /^(?:I|me|you|we|us|they|them|he|him|she|her|it|what|how|who|whom|whose|where|when|which|why)$/i;
+/** Prepositions that may lead a question word into a second question ("…, and for what roles?", "and by what scores?"). */
+const PREPOSITION = /^(?:for|by|in|with|to|at|from|on|of|about)$/i;
+
+/** Whether the words from `i` start a clause: a pronoun or question word, or one led by a preposition ("for what"). */
+function startsClause(ws: readonly string[], i: number): boolean {
+  return CLAUSE_START.test(ws[i]!) || (PREPOSITION.test(ws[i]!) && i + 1 < ws.length && /^(?:what|which|whom|whose|where|when|how)$/i.test(ws[i + 1]!));
+}
+
 /** At most this many sub-queries: each one is a full recall. */
 export const MAX_SUBQUERIES = 4;
 
@@ -103,7 +111,7 @@ export function decomposeQuery(question: string): string[] {
     return next > i && next - i <= 4;
   };
   // A pronoun or a question word after the joiner starts a clause, not a part.
-  const joins = ws.map((_, i) => (isJoin(i) ? i : -1)).filter((i) => i > 0 && i < ws.length - 1 && !CLAUSE_START.test(ws[i + 1]!) && ws[i + 1] !== '.' && ws[i - 1] !== '.');
+  const joins = ws.map((_, i) => (isJoin(i) ? i : -1)).filter((i) => i > 0 && i < ws.length - 1 && !startsClause(ws, i + 1) && ws[i + 1] !== '.' && ws[i - 1] !== '.');
   if (joins.length === 0) return [];
   // The conjuncts around the joiners, left to right: [start, end) word ranges.
   // Only the first run of joined parts is split: a second one elsewhere ("a journal called Music
@@ -123,7 +131,9 @@ export function decomposeQuery(question: string): string[] {
     const head = conjuncts[0]!;
     const end = conjuncts[conjuncts.length - 1]!;
     head[0] = head[1] - 1;
-    end[1] = end[0] + (/^(?:the|my|a|an|his|her|their|our)$/i.test(ws[end[0]]!) ? 2 : 1);
+    const article = /^(?:the|my|a|an|his|her|their|our)$/i.test(ws[end[0]]!) ? 1 : 0;
+    // A name at the end keeps all its words ("…, Midsommarfest and Pierogi Fest").
+    if (!isCapitalised(ws[end[0] + article]!)) end[1] = end[0] + article + 1;
   }
   const first = conjuncts[0]![0];
   const last = conjuncts[conjuncts.length - 1]![1];

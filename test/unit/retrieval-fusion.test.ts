@@ -15,6 +15,14 @@ import { participantUnits, passages } from '../../src/write/participant-units.js
 import type { BufferedMessage } from '../../src/records.js';
 import { DAY, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
 
+/** A unit candidate of the given score (an episode holding the given facts), for the rounds' merges. */
+const unit = (id: string, score: number, facts: string[] = []): UnitCandidate => ({
+  record: { id, kind: 'episode' } as UnitCandidate['record'],
+  cos: 0, bm25: 0, fused: score, score, legs: ['keyword'],
+  children: facts.map((evidence, i) => ({ record: { id: `${id}f${i}`, kind: 'atomic_fact', content: evidence, evidence } as ScoredChild['record'], cos: 0, bm25: 0, fused: 0, score: 0 })),
+  population: 10,
+});
+
 describe('rrf', () => {
   it('fuses by reciprocal rank and breaks exact ties by first sight, never by id', () => {
     expect(rrf([['z', 'a', 'm'], ['a', 'z', 'q']]).map((r) => r.id)).toEqual(['z', 'a', 'm', 'q']);
@@ -303,6 +311,18 @@ describe('query decomposition (agentic without an LLM)', () => {
     for (const p of parts) expect(p).toContain('How many subjects were in the study in the journal Music Medicine');
   });
 
+  it('reads "and" before a preposition and a question word as a second question, and keeps a list\'s last name whole', () => {
+    expect(decomposeQuery('Who did Jade hire during the year, and for what roles?')).toEqual([]);
+    expect(decomposeQuery('Who did the Kestrels beat on their way to the cup, and by what scores?')).toEqual([]);
+    expect(decomposeQuery('Adding up the soft launch, Midsommarfest and Pierogi Fest, how many pierogi did the truck sell?')).toEqual([
+      'Adding up the soft launch how many pierogi did the truck sell',
+      'Adding up the soft Midsommarfest how many pierogi did the truck sell',
+      'Adding up the soft Pierogi Fest how many pierogi did the truck sell',
+    ]);
+    // A list of names after words that are no part of it keeps those words in every part.
+    expect(decomposeQuery('Who did I meet first, Mark and Sarah or Tom?')).toEqual(['Who did I meet first', 'Who did I meet Mark', 'Who did I meet Sarah', 'Who did I meet Tom']);
+  });
+
   it('leaves a question that joins nothing alone', () => {
     expect(decomposeQuery('Did I visit the museum with a friend or not?')).toEqual([]);
     expect(decomposeQuery('How many years older is my grandma than me?')).toEqual([]);
@@ -323,15 +343,25 @@ describe('query decomposition (agentic without an LLM)', () => {
     expect(response.data.episodes.map((e) => e.session_id).sort()).toEqual(['alice', 'bob']);
     await memory.close();
   });
+
+  it('gives the same first ten whatever top_k asks for: a part\'s find is placed from the top, not from the end', async () => {
+    // Round 1 ranks thirty units; the part about Bob finds 'bob' first, which round 1 put 25th.
+    const round1 = Array.from({ length: 30 }, (_, i) => unit(i === 24 ? 'bob' : `u${i}`, 0.9 - i * 0.01));
+    const first = async (keep: number) => (await agenticRetrieve('Which cities have both Alice and Bob visited?', {
+      keep,
+      llm: null,
+      reranker: null,
+      notice: () => {},
+      recall: async (q) => (q === 'Which cities have Bob visited' ? [round1[24]!, round1[0]!] : round1),
+    })).candidates.map((c) => c.record.id);
+    const ten = (await first(10)).slice(0, 10);
+    // Round 1's best eight stay; Bob's part takes the next place, round 1's ninth follows.
+    expect(ten).toEqual(['u0', 'u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'bob', 'u8']);
+    for (const keep of [20, 50, 100]) expect((await first(keep)).slice(0, 10), `keep ${keep}`).toEqual(ten);
+  });
 });
 
 describe('expansion from the best facts (agentic without an LLM)', () => {
-  const unit = (id: string, score: number, facts: string[] = []): UnitCandidate => ({
-    record: { id, kind: 'episode' } as UnitCandidate['record'],
-    cos: 0, bm25: 0, fused: score, score, legs: ['keyword'],
-    children: facts.map((evidence, i) => ({ record: { id: `${id}f${i}`, kind: 'atomic_fact', content: evidence, evidence } as ScoredChild['record'], cos: 0, bm25: 0, fused: 0, score: 0 })),
-    population: 10,
-  });
 
   it("adds the words that the best units' facts share and the question lacks", () => {
     const round1 = [
