@@ -36,14 +36,35 @@ const POSSESSIVE = /\p{L}(?:['’]s|s['’])$/u;
 
 const isCapitalised = (word: string) => /^\p{Lu}/u.test(word) && !/^I(?:'|’|$)/u.test(word);
 
+/** Word-start characters `words` drops (opening brackets and quotes). */
+const OPENERS = new Set('("\'“‘');
+/** Word-end characters `words` drops (closing punctuation, brackets and quotes). */
+const CLOSERS = new Set('?.!;:)"\'”’');
+/** A sentence's end marks, dropped from the end of a marked part's sub-query. */
+const ENDS = new Set('?.!');
+const NONE: ReadonlySet<string> = new Set();
+
+/** `text` less its first run of `lead` characters and then its last run of `trail` ones. */
+function strip(text: string, lead: ReadonlySet<string>, trail: ReadonlySet<string>): string {
+  // A loop, not `/^[…]+|[…]+$/` or `/[…]+$/`: such a regex tries its end anchor from every
+  // character of a run ("??…?a" is retried from each "?"), quadratic in one long hostile word.
+  let start = 0;
+  let end = text.length;
+  while (start < end && lead.has(text[start]!)) start++;
+  while (end > start && trail.has(text[end - 1]!)) end--;
+  return text.slice(start, end);
+}
+
 /** Words and commas of a question, punctuation at word ends dropped. */
 function words(question: string): string[] {
   return question
     .replace(/,/g, ' , ')
-    // A sentence end is a hard stop: a conjunct never runs into the next sentence.
-    .replace(/(\p{Ll}{2,}|\d)[.?!;]+(?=\s)/gu, '$1 . ')
+    // A sentence end is a hard stop: a conjunct never runs into the next sentence. A lookbehind,
+    // not a captured `\p{Ll}{2,}`: that one ran each letter run to its end from every letter
+    // ("aaaa…" is quadratic); the words are the same.
+    .replace(/(?<=\p{Ll}{2}|\d)[.?!;]+(?=\s)/gu, ' . ')
     .split(/\s+/)
-    .map((w) => (w === ',' || w === '.' ? w : w.replace(/^[("'“‘]+|[?.!;:)"'”’]+$/gu, '')))
+    .map((w) => (w === ',' || w === '.' ? w : strip(w, OPENERS, CLOSERS)))
     .filter(Boolean);
 }
 
@@ -60,14 +81,38 @@ function leftConjunct(ws: string[], end: number): number {
   return end - start;
 }
 
+/**
+ * Where the name at each word runs to (exclusive; the word itself when it starts none), and
+ * whether that name's last word is a possessive. One right-to-left pass per question: in "Or Or
+ * Or …" every joiner is also a name word, and following the name to its end from each joiner
+ * (and testing its last word, however long) made such a query quadratic.
+ */
+interface Names {
+  end: number[];
+  possessive: boolean[];
+}
+
+function names(ws: readonly string[]): Names {
+  const end = new Array<number>(ws.length);
+  const possessive = new Array<boolean>(ws.length);
+  for (let i = ws.length - 1; i >= 0; i--) {
+    const inName = isCapitalised(ws[i]!) || (NAME_GLUE.test(ws[i]!) && i + 1 < ws.length && isCapitalised(ws[i + 1]!));
+    const continues = inName && i + 1 < ws.length && end[i + 1]! > i + 1;
+    end[i] = !inName ? i : continues ? end[i + 1]! : i + 1;
+    possessive[i] = !inName ? false : continues ? possessive[i + 1]! : POSSESSIVE.test(ws[i]!);
+  }
+  return { end, possessive };
+}
+
 /** The length of the conjunct that starts at `start`: an article, then a capitalised name or up to two words. */
-function rightConjunct(ws: string[], start: number): number {
+function rightConjunct(ws: string[], start: number, name: Names): number {
   let end = start;
   if (end < ws.length && /^(?:the|my|a|an|his|her|their|our)$/i.test(ws[end]!)) end++;
   if (end < ws.length && isCapitalised(ws[end]!)) {
-    while (end < ws.length && (isCapitalised(ws[end]!) || (NAME_GLUE.test(ws[end]!) && end + 1 < ws.length && isCapitalised(ws[end + 1]!)))) end++;
+    const possessive = name.possessive[end]!;
+    end = name.end[end]!;
     // "Harold's dog and Evelyn's cat": a name's possession is the part, not the name alone.
-    if (POSSESSIVE.test(ws[end - 1]!) && end < ws.length && /^\p{Ll}/u.test(ws[end]!) && !JOINER.test(ws[end]!)) end++;
+    if (possessive && end < ws.length && /^\p{Ll}/u.test(ws[end]!) && !JOINER.test(ws[end]!)) end++;
     return end - start;
   }
   const limit = end + 2;
@@ -82,16 +127,81 @@ function rightConjunct(ws: string[], start: number): number {
  * has no marked join, or its parts are names (the general rule handles those).
  */
 function markedParts(question: string): string[] | null {
-  const m = /\b(?:between|both|either|neither)\s+(.+?)\s+(?:and|or|nor)\s+([^,?!;]+?)(?=[,?!;]|\.(?:\s|$)|$)/i.exec(question);
+  const m = markedJoin(question);
   if (!m) return null;
-  const left = m[1]!.trim();
-  const right = m[2]!.trim();
+  const left = m.left.trim();
+  const right = m.right.trim();
   const isName = (text: string) => text.split(/\s+/).every((w) => isCapitalised(w) || NAME_GLUE.test(w));
   if (isName(left) || /^not\b/i.test(right)) return null;
-  const before = question.slice(0, m.index).trim();
-  const after = question.slice(m.index + m[0].length).replace(/^[?.!\s]+/, '').trim();
-  const parts = [left, right].map((part) => [before, part, after].filter(Boolean).join(' ').replace(/[?.!]+$/, '').trim());
+  const before = question.slice(0, m.start).trim();
+  const after = question.slice(m.end).replace(/^[?.!\s]+/, '').trim();
+  const parts = [left, right].map((part) => strip([before, part, after].filter(Boolean).join(' '), NONE, ENDS).trim());
   return parts[0] !== parts[1] ? parts : null;
+}
+
+const MARKED = /\b(?:between|both|either|neither)(?=\s)/gi;
+const MARKED_JOINER = /(?:and|or|nor)(?=\s)/iy;
+
+/**
+ * The first marked join in `q`, exactly as
+ * `/\b(?:between|both|either|neither)\s+(.+?)\s+(?:and|or|nor)\s+([^,?!;]+?)(?=[,?!;]|\.(?:\s|$)|$)/i`
+ * finds it: the match's [start, end) and its two groups. Not that regex itself: from every marker
+ * it scanned the rest of the line for a joiner, and each run of spaces again from each of its
+ * characters, so "both both …" or one long run of spaces took seconds. Here right-to-left passes
+ * note, for each place, the nearest space where a first part that reaches it can end, and each
+ * marker costs look-ups. What the regex does, step by step: the marker's spaces are greedy (all of them first,
+ * then one fewer, …); the first part is lazy, any characters but a line end, and ends at the first
+ * space whose run is followed by a joiner word that the rest fits; after the joiner its spaces are
+ * greedy but leave one for the second part when what follows them cannot start it (a stop, or the
+ * end); the second part is lazy up to the first stop, sentence end or the end.
+ */
+function markedJoin(q: string): { start: number; end: number; left: string; right: string } | null {
+  MARKED.lastIndex = 0;
+  if (!MARKED.test(q)) return null;
+  // UTF-16 code units, as the regex (no `u` flag) reads them.
+  const n = q.length;
+  const space = new Array<boolean>(n + 1).fill(false);
+  for (let i = 0; i < n; i++) space[i] = /\s/.test(q[i]!);
+  // Where each run of spaces ends (the index itself when it is no space).
+  const runEnd = new Array<number>(n + 1).fill(n);
+  for (let i = n - 1; i >= 0; i--) runEnd[i] = space[i] ? runEnd[i + 1]! : i;
+  // The nearest place at or after each index where the lazy second part may end.
+  const partEnd = new Array<number>(n + 1).fill(n);
+  for (let i = n - 1; i >= 0; i--) partEnd[i] = /[,?!;]/.test(q[i]!) || (q[i] === '.' && (i + 1 === n || space[i + 1])) ? i : partEnd[i + 1]!;
+  // The nearest line end at or after each index: the first part cannot cross one.
+  const lineEnd = new Array<number>(n + 1).fill(n);
+  for (let i = n - 1; i >= 0; i--) lineEnd[i] = /[\n\r\u2028\u2029]/.test(q[i]!) ? i : lineEnd[i + 1]!;
+  // Where the second part starts when a joiner at `at` fits the rest, else -1.
+  const secondAt = (at: number): number => {
+    MARKED_JOINER.lastIndex = at;
+    const joiner = MARKED_JOINER.exec(q);
+    if (!joiner) return -1;
+    const spaces = at + joiner[0].length;
+    const after = runEnd[spaces]!;
+    if (after < n && !/[,?!;]/.test(q[after]!)) return after;
+    return after - spaces >= 2 ? after - 1 : -1;
+  };
+  // The nearest space at or after each index whose run a fitting joiner follows: where a first
+  // part that has reached the index ends.
+  const firstEnd = new Array<number>(n + 2).fill(-1);
+  let second = -1;
+  for (let i = n - 1; i >= 0; i--) {
+    if (space[i] && !space[i + 1]) second = secondAt(i + 1);
+    firstEnd[i] = space[i] && second >= 0 ? i : firstEnd[i + 1]!;
+  }
+  MARKED.lastIndex = 0;
+  for (let marker = MARKED.exec(q); marker; marker = MARKED.exec(q)) {
+    const spaces = marker.index + marker[0].length;
+    // The first part starts after all the marker's spaces, else after one fewer, ….
+    for (let from = runEnd[spaces]!; from > spaces; from--) {
+      const end = firstEnd[from + 1]!;
+      if (end < 0 || lineEnd[from]! < end) continue;
+      const second = secondAt(runEnd[end]!);
+      const last = partEnd[second + 1]!;
+      return { start: marker.index, end: last, left: q.slice(from, end), right: q.slice(second, last) };
+    }
+  }
+  return null;
 }
 
 /**
@@ -104,27 +214,43 @@ export function decomposeQuery(question: string): string[] {
   if (marked) return marked;
   const ws = words(question.trim()).filter((w) => !MARKER.test(w));
   const words_ = ws.map((w) => w.toLowerCase());
+  // The next "and", "or" or comma after each word, in one right-to-left pass: a search from the
+  // start for each comma made a query of commas quadratic.
+  const nextListWord = new Array<number>(ws.length);
+  for (let i = ws.length - 1, next = -1; i >= 0; i--) {
+    nextListWord[i] = next;
+    if (words_[i] === 'and' || words_[i] === 'or' || words_[i] === ',') next = i;
+  }
   // A comma joins only inside a list ("Paris, Rome and Berlin"): a short item, then more of the list.
   const isJoin = (i: number) => {
     if (words_[i] !== ',') return JOINER.test(ws[i]!);
-    const next = words_.findIndex((w, k) => k > i && (w === 'and' || w === 'or' || w === ','));
+    const next = nextListWord[i]!;
     return next > i && next - i <= 4;
   };
   // A pronoun or a question word after the joiner starts a clause, not a part.
   const joins = ws.map((_, i) => (isJoin(i) ? i : -1)).filter((i) => i > 0 && i < ws.length - 1 && !startsClause(ws, i + 1) && ws[i + 1] !== '.' && ws[i - 1] !== '.');
   if (joins.length === 0) return [];
+  // How many words before each index are not joiners, and not commas: whether a range holds any
+  // is then a subtraction, not a scan (ranges overlap, and scanning each was quadratic).
+  const contentBefore = [0];
+  const wordsBefore = [0];
+  for (const w of ws) {
+    contentBefore.push(contentBefore[contentBefore.length - 1]! + (JOINER.test(w) ? 0 : 1));
+    wordsBefore.push(wordsBefore[wordsBefore.length - 1]! + (w === ',' ? 0 : 1));
+  }
+  const name = names(ws);
   // The conjuncts around the joiners, left to right: [start, end) word ranges.
   // Only the first run of joined parts is split: a second one elsewhere ("a journal called Music
   // and Medicine") stays in the frame, so no part loses the rest of the question.
   const spans: [number, number][] = [];
   for (const j of joins) {
     const prev = spans[spans.length - 1];
-    if (prev && ws.slice(prev[1], j).some((w) => !JOINER.test(w))) break;
+    if (prev && prev[1] < j && contentBefore[j]! > contentBefore[prev[1]]!) break;
     if (!prev) spans.push([j - leftConjunct(ws, j), j]);
-    const n = rightConjunct(ws, j + 1);
+    const n = rightConjunct(ws, j + 1, name);
     if (n > 0) spans.push([j + 1, j + 1 + n]);
   }
-  const conjuncts = spans.filter(([a, b]) => b > a && ws.slice(a, b).some((w) => w !== ','));
+  const conjuncts = spans.filter(([a, b]) => b > a && wordsBefore[b]! > wordsBefore[a]!);
   if (conjuncts.length < 2 || conjuncts.some(([a, b]) => b - a === 1 && /^not$/i.test(ws[a]!))) return [];
   // A list of single words ("workshops, lectures, and conferences") has single-word ends too.
   if (conjuncts.length >= 3 && conjuncts.slice(1, -1).every(([a, b]) => b - a === 1)) {

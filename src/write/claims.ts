@@ -109,22 +109,27 @@ function clauses(tokens: readonly Token[]): Token[][] {
     }
     return false;
   };
+  // Whether the clause so far holds a verb, kept as it grows: asking at every "and" cost its length.
+  let hasVerb = false;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    const conj = CONJUNCTIONS.has(t.lower) && current.some((c) => c.pos === 'VERB' || c.pos === 'AUX');
+    const conj = CONJUNCTIONS.has(t.lower) && hasVerb;
     const afterComma = current[current.length - 1]?.text === ',';
     if (t.text === ':' || t.text === ';' || t.text === '—' || (conj && (tokens[i + 1]?.pos === 'PRON' ? newSubjectAt(i + 1) : afterComma && newSubjectAt(i + 1)))) {
       if (afterComma) current.pop();
       if (current.length) out.push(current);
       current = [];
+      hasVerb = false;
       continue;
     }
-    if (t.text === ',' && tokens[i + 1]?.pos === 'PRON' && newSubjectAt(i + 1) && current.length > 2 && current.some((c) => c.pos === 'VERB' || c.pos === 'AUX')) {
+    if (t.text === ',' && tokens[i + 1]?.pos === 'PRON' && newSubjectAt(i + 1) && current.length > 2 && hasVerb) {
       out.push(current);
       current = [];
+      hasVerb = false;
       continue;
     }
     current.push(t);
+    if (t.pos === 'VERB' || t.pos === 'AUX') hasVerb = true;
   }
   if (current.length) out.push(current);
   return out;

@@ -95,6 +95,44 @@ function wordAt(text: string, name: string): number {
   return -1;
 }
 
+/** A name's first run of letters ("St" of "St. Mary", "Ana"); empty when it opens with no letter. */
+function firstWord(name: string): string {
+  let end = 0;
+  while (end < name.length && LETTER.test(name[end]!)) end++;
+  return name.slice(0, end);
+}
+
+/**
+ * The entities' places in `known` by their first run of letters; those that open with no letter
+ * under "". A name found as a word (`wordAt`) starts where a run of letters starts, and that run is
+ * its own first one, so a claim can only hold the names filed under the runs it holds.
+ */
+function namesByFirstWord(known: readonly GraphEntity[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  known.forEach((e, k) => {
+    const word = firstWord(e.name);
+    const list = out.get(word) ?? [];
+    if (list.length === 0) out.set(word, list);
+    list.push(k);
+  });
+  return out;
+}
+
+/** The places in `known` of the names a text may hold (`namesByFirstWord`), ascending. */
+function candidates(text: string, byFirstWord: ReadonlyMap<string, readonly number[]>): number[] {
+  const out = new Set<number>(byFirstWord.get('') ?? []);
+  // Letters one UTF-16 unit at a time, as `wordAt` reads a name's edges.
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const letter = i < text.length && LETTER.test(text[i]!);
+    if (letter && start < 0) start = i;
+    if (letter || start < 0) continue;
+    for (const k of byFirstWord.get(text.slice(start, i)) ?? []) out.add(k);
+    start = -1;
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
 /** What the graph reads of an extracted episode: its statements, to point a relation at the fact it came from. */
 interface EpisodeStatements {
   facts: readonly { content: string; source_message_ids: readonly string[] }[];
@@ -114,24 +152,44 @@ export function buildEntityGraph(readings: readonly GraphReading[], episodes: re
   const alias = (e: GraphEntity, a: string) => {
     if (a !== e.name && !e.aliases.includes(a)) e.aliases.push(a);
   };
+  // The statements by content, in the order they were written (episode, facts before foresight,
+  // place), made once: looking one up reads only its namesakes, not every statement.
+  let statements: Map<string, { ref: FactRef; sources: readonly string[] }[]> | undefined;
   const factOf = (claim: Claim | null, messageId: string): FactRef | null => {
     if (!claim) return null;
-    for (const [episode, ep] of episodes.entries()) {
-      for (const list of ['facts', 'foresight'] as const) {
-        const index = ep[list].findIndex((f) => f.content === claim.content && f.source_message_ids.includes(messageId));
-        if (index >= 0) return { episode, list, index };
+    if (!statements) {
+      statements = new Map();
+      for (const [episode, ep] of episodes.entries()) {
+        for (const list of ['facts', 'foresight'] as const) {
+          ep[list].forEach((f, index) => {
+            const same = statements!.get(f.content) ?? [];
+            if (same.length === 0) statements!.set(f.content, same);
+            same.push({ ref: { episode, list, index }, sources: f.source_message_ids });
+          });
+        }
       }
     }
-    return null;
+    return statements.get(claim.content)?.find((s) => s.sources.includes(messageId))?.ref ?? null;
   };
+  // The relations in force by subject and predicate, and every subject–object pair ever linked:
+  // each new relation asks them, where reading all relations for each made a long conversation quadratic.
+  const inForce = new Map<string, GraphRelation[]>();
+  const linked = new Set<string>();
+  const key = (...parts: string[]) => parts.join('\u0000');
   const relate = (subject: GraphEntity, predicate: string, object: GraphEntity, r: GraphReading, claim: Claim | null) => {
     const dated = claim && !claim.plan ? claim.dates.find((d) => d.at <= r.timestamp) : undefined;
     const valid_from = dated?.at ?? r.timestamp;
-    if (relations.some((x) => x.subject === subject.id && x.predicate === predicate && x.object === object.id && x.superseded_at === null)) return;
+    const current = inForce.get(key(subject.id, predicate)) ?? [];
+    if (current.some((x) => x.object === object.id)) return;
     if (SINGLE_VALUED.has(predicate)) {
-      for (const x of relations) if (x.subject === subject.id && x.predicate === predicate && x.superseded_at === null) x.superseded_at = valid_from;
+      for (const x of current) x.superseded_at = valid_from;
+      current.length = 0;
     }
-    relations.push({ subject: subject.id, predicate, object: object.id, fact: factOf(claim, r.message_id), source_message_ids: [r.message_id], valid_from, superseded_at: null });
+    const relation: GraphRelation = { subject: subject.id, predicate, object: object.id, fact: factOf(claim, r.message_id), source_message_ids: [r.message_id], valid_from, superseded_at: null };
+    relations.push(relation);
+    current.push(relation);
+    inForce.set(key(subject.id, predicate), current);
+    linked.add(key(subject.id, object.id));
   };
 
   const people = new Map<string, GraphEntity>();
@@ -167,10 +225,12 @@ export function buildEntityGraph(readings: readonly GraphReading[], episodes: re
     }
     // Claims that link two named entities: "Ana lives in Braga." → (Ana, lives_in, Braga).
     const known = [...entities.values()].filter((e) => e.type !== 'concept').sort((a, b) => b.name.length - a.name.length);
+    const byFirstWord = namesByFirstWord(known);
     for (const claim of r.claims) {
       if (claim.plan) continue;
       const at = (e: GraphEntity) => wordAt(claim.content, e.name);
-      const found = known.map((e) => ({ e, i: at(e) })).filter((x) => x.i >= 0).sort((a, b) => a.i - b.i);
+      // Only the names whose first word the claim holds can be in it (the rest would be -1), in `known`'s order.
+      const found = candidates(claim.content, byFirstWord).map((k) => ({ e: known[k]!, i: at(known[k]!) })).filter((x) => x.i >= 0).sort((a, b) => a.i - b.i);
       // "Maya's sister Ana lives in …": the subject is what is possessed, not its owner.
       let first = 0;
       while (found[first] && claim.content.startsWith("'s", found[first]!.i + found[first]!.e.name.length) && found[first + 1]) first++;
@@ -181,7 +241,7 @@ export function buildEntityGraph(readings: readonly GraphReading[], episodes: re
       const words = between.match(/[\p{L}]+/gu)?.filter((w) => !['a', 'an', 'the', 'and', 'then'].includes(w)) ?? [];
       if (words.length === 0 || words.length > 4) continue;
       // What the profile rules already linked ("has a cat named" Pixel is has_pet) is not linked twice.
-      if (relations.some((x) => x.subject === subject.e.id && x.object === object.e.id)) continue;
+      if (linked.has(key(subject.e.id, object.e.id))) continue;
       relate(subject.e, predicateOf(words), object.e, r, claim);
     }
   }

@@ -95,8 +95,37 @@ function object(tokens: readonly Token[], i: number): string | null {
 }
 
 /** Pets and relatives of the speaker: "I have a cat named Pixel", "my sister Ana", "my dog, Biscuit". */
+/**
+ * "I have / got / adopted … a": the speaker owns what the clause names after it. The word between
+ * is lazy, so each match is the shortest from its start ("i got" before "i got bought"): the
+ * earliest end is what `ownedBefore` needs.
+ */
+const OWNING = /\bi (?:[a-z]+ )??(?:have|has|got|adopted|rescued|own|bought|am getting)\b/g;
+
+/**
+ * Whether the first `k` words hold an "I have …" (`OWNING`), for any `k`: the words are joined and
+ * searched once, and the earliest end of a match says from which `k` on it is there. Asking the
+ * regex of each prefix would cost the clause's length for every pet or relative it names.
+ */
+function ownedBefore(w: readonly string[]): (k: number) => boolean {
+  const joined = w.join(' ');
+  let end = Infinity;
+  OWNING.lastIndex = 0;
+  for (let m = OWNING.exec(joined); m; m = OWNING.exec(joined)) {
+    end = Math.min(end, m.index + m[0].length);
+    OWNING.lastIndex = m.index + 1;
+  }
+  if (end === Infinity) return () => false;
+  // The length of the first k words joined: the match lies in them when it ends within it.
+  let length = -1;
+  const within: number[] = [0];
+  for (const word of w) within.push((length += word.length + 1));
+  return (k) => (within[k] ?? Infinity) >= end;
+}
+
 function belongings(tokens: readonly Token[], out: ProfileStatement[]): void {
   const w = words(tokens);
+  let owning: ((k: number) => boolean) | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const word = w[i]!;
     const animal = SPECIES.has(word);
@@ -104,7 +133,7 @@ function belongings(tokens: readonly Token[], out: ProfileStatement[]): void {
     // Whose: "my/our …", or "I have/got/adopted a …" earlier in the clause.
     let k = i - 1;
     while (k >= 0 && ['ADJ', 'NUM'].includes(tokens[k]!.pos)) k--;
-    const owned = ['my', 'our'].includes(w[k] ?? '') || (['a', 'an', 'two', 'three', 'new'].includes(w[k] ?? '') && /\bi (?:[a-z]+ )?(?:have|has|got|adopted|rescued|own|bought|am getting)\b/.test(w.slice(0, k).join(' ')));
+    const owned = ['my', 'our'].includes(w[k] ?? '') || (['a', 'an', 'two', 'three', 'new'].includes(w[k] ?? '') && (owning ??= ownedBefore(w))(k));
     if (!owned) continue;
     let j = i + 1;
     if (w[j] === ',') j++;

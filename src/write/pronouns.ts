@@ -33,36 +33,46 @@ const BARE_MAKERS = new Set(['help', 'let']);
 const IRREGULAR_PLURALS = new Set(['people', 'children', 'men', 'women', 'folks']);
 
 /**
- * The name of the last plural noun before `before` that a verb follows ("sports organizations are using …",
- * "artists can experiment …"): the subject that a "they" or "their" later in the same clause most
- * often stands for ("… are using their influence"). Names registered for the segment count only
- * from the next clause, so without this the pronoun went to the last plural named before the
- * clause ("generations' influence"). `owner` and `listener` name "my" and "your" before the noun.
+ * The name of the last plural noun before a place that a verb follows ("sports organizations are
+ * using …", "artists can experiment …"): the subject that a "they" or "their" later in the same
+ * clause most often stands for ("… are using their influence"). Names registered for the segment
+ * count only from the next clause, so without this the pronoun went to the last plural named
+ * before the clause ("generations' influence"). `owner` and `listener` name "my" and "your" before
+ * the noun. Made once per clause and asked for each pronoun: a noun counts before a place when
+ * the word that follows it (past adverbs) lies before that place too, so one pass over the clause
+ * answers every place, where reading the clause again for each pronoun cost its length each time.
  */
-function pluralSubject(tokens: readonly Token[], before: number, owner: string, listener: string | null): string | null {
-  let found = -1;
-  for (let i = 0; i < before; i++) {
+function pluralSubjects(tokens: readonly Token[], owner: string, listener: string | null): (before: number) => string | null {
+  // lastBy[b]: the last subject noun whose verb lies before place b (-1: none).
+  const lastBy = new Int32Array(tokens.length + 1).fill(-1);
+  for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.pos !== 'NOUN' || !(IRREGULAR_PLURALS.has(t.lower) || (t.lower !== t.lemma.toLowerCase() && t.lower.endsWith('s')))) continue;
     let j = i + 1;
-    while (j < before && tokens[j]!.pos === 'ADV') j++;
+    while (j < tokens.length && tokens[j]!.pos === 'ADV') j++;
+    if (j >= tokens.length) continue;
     // "help clients gain insight into their motives", "encourage kids to share their ideas": the
     // object of a verb that makes it do something is the subject of what it does.
     const maker = tokens[i - 1]?.lemma.toLowerCase() ?? '';
-    const next = tokens[j];
-    const made = CAUSATIVE.has(maker) && j < before && (next!.pos === 'VERB' || next!.lower === 'to' || (BARE_MAKERS.has(maker) && next!.pos === 'NOUN') || (maker === 'help' && next!.lower === 'with'));
-    if (!made && (j >= before || (next!.pos !== 'AUX' && next!.pos !== 'VERB'))) continue;
+    const next = tokens[j]!;
+    const made = CAUSATIVE.has(maker) && (next.pos === 'VERB' || next.lower === 'to' || (BARE_MAKERS.has(maker) && next.pos === 'NOUN') || (maker === 'help' && next.lower === 'with'));
+    if (!made && next.pos !== 'AUX' && next.pos !== 'VERB') continue;
     // "his friends", "their kids": whose they are is another pronoun's question.
     const previous = tokens[i - 1]?.lower;
     if (previous === 'his' || previous === 'her' || previous === 'their' || previous === 'its' || (previous === 'your' && !listener)) continue;
-    found = i;
+    // It counts before every place after its verb.
+    lastBy[j + 1] = Math.max(lastBy[j + 1]!, i);
   }
-  if (found < 0) return null;
-  // Only the last subject is named: its phrase is read once.
-  const previous = tokens[found - 1]?.lower;
-  const whose = previous === 'my' || previous === 'our' ? owner : previous === 'your' ? listener : null;
-  const phrase = nounPhrase(tokens, found);
-  return whose ? `${whose}'s ${phrase}` : phrase;
+  for (let b = 1; b < lastBy.length; b++) lastBy[b] = Math.max(lastBy[b]!, lastBy[b - 1]!);
+  return (before) => {
+    const found = lastBy[Math.min(before, tokens.length)] ?? -1;
+    if (found < 0) return null;
+    // Only the last subject is named: its phrase is read once.
+    const previous = tokens[found - 1]?.lower;
+    const whose = previous === 'my' || previous === 'our' ? owner : previous === 'your' ? listener : null;
+    const phrase = nounPhrase(tokens, found);
+    return whose ? `${whose}'s ${phrase}` : phrase;
+  };
 }
 
 /**
@@ -88,6 +98,7 @@ function nounPhrase(tokens: readonly Token[], i: number): string {
 /** The names the clause's third-person pronouns stand for, by token index; null when one stands for nothing. */
 export function resolvePronouns(tokens: readonly Token[], mentions: Mentions, exclude: ReadonlySet<string>, speaker?: { name: string; listener: string | null }): Map<number, string> | null {
   const out = new Map<number, string>();
+  let subjects: ((before: number) => string | null) | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.pos !== 'PRON' || !THIRD_PRONOUNS.has(t.lower)) continue;
@@ -95,7 +106,7 @@ export function resolvePronouns(tokens: readonly Token[], mentions: Mentions, ex
     // stands for what follows is left as said.
     if (t.lower === 'it' && (dummyIt(tokens, i) || tokens[i - 1]?.lower === 'worth' || idiomIt(tokens, i))) continue;
     // "it" as in "it is raining" / "it was fun" stands for nothing; such a clause is no claim.
-    const subject = speaker && OF_SUBJECT.has(t.lower) ? pluralSubject(tokens, i, speaker.name, speaker.listener) : null;
+    const subject = speaker && OF_SUBJECT.has(t.lower) ? (subjects ??= pluralSubjects(tokens, speaker.name, speaker.listener))(i) : null;
     const m = subject ? { name: subject, plural: true, proper: false, kind: 'thing' as const } : mentions.resolve(t.lower, exclude);
     if (!m) return null;
     const possessive = POSSESSIVE.has(t.lower) || (t.lower === 'her' && ['NOUN', 'ADJ', 'PROPN', 'NUM'].includes(tokens[i + 1]?.pos ?? ''));

@@ -117,16 +117,18 @@ function statementsOf(reading: Reading): { facts: ExtractedStatement[]; foresigh
 
 /** The message's words with each date phrase followed by its absolute date: "yesterday (2026-11-28)". */
 function annotated(reading: Reading): string {
-  let text = singleSpaced(extractText(reading.message.content)).trim();
-  let from = 0;
+  const text = singleSpaced(extractText(reading.message.content)).trim();
+  // Built in one pass: rebuilding the text at every date costs its length once per date.
+  let out = '';
+  let last = 0;
   for (const d of reading.dates) {
-    const at = text.indexOf(d.phrase, from);
+    const at = text.indexOf(d.phrase, last);
     if (at < 0 || d.label === d.phrase) continue;
     const end = at + d.phrase.length;
-    text = `${text.slice(0, end)} (${d.label})${text.slice(end)}`;
-    from = end + d.label.length + 3;
+    out += `${text.slice(last, end)} (${d.label})`;
+    last = end;
   }
-  return text;
+  return out + text.slice(last);
 }
 
 function narrative(readings: Reading[]): string {

@@ -323,6 +323,23 @@ describe('query decomposition (agentic without an LLM)', () => {
     expect(decomposeQuery('Who did I meet first, Mark and Sarah or Tom?')).toEqual(['Who did I meet first', 'Who did I meet Mark', 'Who did I meet Sarah', 'Who did I meet Tom']);
   });
 
+  it('takes time linear in a hostile query of the longest length a request allows', () => {
+    // Each took 0.5–5 s (16 s together) when name runs, comma look-aheads, word-end and marked-join
+    // regexes rescanned the rest of the query from every word or character; now about 0.3 s in
+    // all. The 5 s limit (the unit project allows 30) is what fails a quadratic return.
+    for (const query of [
+      'Or '.repeat(5_333) + '?',
+      'And '.repeat(4_000),
+      ', '.repeat(8_000),
+      'a'.repeat(16_000),
+      '?'.repeat(15_999) + 'a',
+      'both x' + ' and ,'.repeat(2_600),
+      'Or '.repeat(2_600) + 'X' + 'a'.repeat(8_000) + "'s",
+    ]) expect(decomposeQuery(query)).toEqual([]);
+    expect(decomposeQuery('x ' + 'and '.repeat(3_999) + 'y')).toEqual(['x', 'y']);
+    expect(decomposeQuery('both x' + ' '.repeat(15_980) + 'y and z')).toEqual(['x' + ' '.repeat(15_980) + 'y', 'z']);
+  }, 5_000);
+
   it('leaves a question that joins nothing alone', () => {
     expect(decomposeQuery('Did I visit the museum with a friend or not?')).toEqual([]);
     expect(decomposeQuery('How many years older is my grandma than me?')).toEqual([]);
