@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BufferedMessage } from '../src/records.js';
 import { createRulesExtractor } from '../src/write/rules-extractor.js';
-import { loadDataset, parseHaystackDate, protocolTurns, questionHalf, type Dataset, type Protocol } from './longmemeval.js';
+import { loadDataset, parseHaystackDate, protocolTurns, questionHalf, sideOf, type Dataset, type Protocol } from './longmemeval.js';
 
 const PROTOCOLS: Protocol[] = ['user', 'all', 'other'];
 
@@ -46,7 +46,7 @@ async function scanPart(dataset: Dataset, part: number, parts: number): Promise<
       const turns = protocolTurns(dataset, id, protocol);
       if (turns.length === 0) continue;
       const messages = turns.map(({ turn, index }, seq) => {
-        const side = (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant';
+        const side = sideOf(turn, protocol);
         return { kind: 'message', id: `s0t${index}`, app_id: 'default', project_id: 'default', session_id: 's0', seq, sender_id: side, sender_name: null, role: side, timestamp: at + index * 1000, content: turn.content, tool_calls: null, tool_call_id: null, message_id: `m${index}` } as BufferedMessage;
       });
       const out = await extractor.extract({ id: 'scan', app_id: 'default', project_id: 'default', session_id: 's0', messages });

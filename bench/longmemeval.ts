@@ -206,6 +206,11 @@ export async function haystackMemory(dataset: Dataset, q: Question, embedder: Em
   return fillHaystack(await createMemory({ ...options, embedder }), dataset, q, protocol, haystack, names);
 }
 
+/** Who says a turn as a protocol adds it: its own role, or under `other` the other one. */
+export function sideOf(turn: Turn, protocol: Protocol): 'user' | 'assistant' {
+  return (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant';
+}
+
 /** Adds a question's haystack to a memory, in-process or reached over HTTP (`http-memory.ts`). */
 export async function fillHaystack<M extends BenchMemory>(memory: M, dataset: Dataset, q: Question, protocol: Protocol = 'user', haystack: Haystack = 'full', names = false): Promise<M> {
   for (const group of haystackGroups(q, haystack)) {
@@ -217,8 +222,8 @@ export async function fillHaystack<M extends BenchMemory>(memory: M, dataset: Da
       session_id: sessionId,
       messages: turns.map(({ turn, index, session }, k) => ({
         id: `s${session}t${index}`,
-        sender_id: (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant',
-        role: (turn.role === 'user') !== (protocol === 'other') ? 'user' : 'assistant',
+        sender_id: sideOf(turn, protocol),
+        role: sideOf(turn, protocol),
         ...(names ? { sender_name: SIDE_NAMES[turn.role] } : {}),
         // A lone session keeps its turns' own places (as before groups existed); a group counts on across its sessions.
         timestamp: at + (group.length === 1 ? index : k) * 1000,

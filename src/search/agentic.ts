@@ -152,8 +152,8 @@ function fuseUnderHead(base: readonly UnitCandidate[], other: readonly UnitCandi
  * Round 1 and the sub-queries' lists as one list. Round 1 is hybrid's answer to the whole
  * question, so its best `ROUND1_KEEP − m` stay (m: one place per part, at most a third of those
  * ten); each part whose own best candidate is not among them brings it into one of the next m
- * places, and round 1 fills what is left. A joined question thus gains
- * the evidence of a part that round 1 missed and risks only round 1's places 8–10. The places are
+ * places, and round 1 fills what is left. A joined question thus gains the evidence of a part
+ * that round 1 missed and risks only round 1's places 8–10. The places are
  * counted from the top, not from the end of what the caller asked for, so the first ten are the
  * same for a `top_k` of 10, 20 or -1 (an evaluation that asks for 20 and reads 10 sees what one
  * that asks for 10 sees). A part's candidate keeps its round-1 score when round 1 scored it (a
@@ -222,7 +222,6 @@ export function acceptQueries(original: string, proposed: unknown[]): string[] {
 /** Runs agentic retrieval for one query. */
 export async function agenticRetrieve(query: string, deps: AgenticDeps): Promise<AgenticResult> {
   const options = modelCallOptions(deps);
-  const keep1 = Math.max(ROUND1_KEEP, deps.keep);
   const pool = (await deps.recall(query)).slice(0, Math.max(ROUND1_POOL, deps.keep));
   // Without a reranker round 1 is hybrid's own candidate list; with one, the same list reordered.
   let round1 = deps.reranker ? await rerankUnits(deps.reranker, query, pool, pool.length, options, deps.notice) : pool;

@@ -31,6 +31,9 @@ function startsClause(ws: readonly string[], i: number): boolean {
 /** At most this many sub-queries: each one is a full recall. */
 export const MAX_SUBQUERIES = 4;
 
+/** Words that open a noun phrase before its noun or name ("the", "my", "a"). */
+const ARTICLE = /^(?:the|my|a|an|his|her|their|our)$/i;
+
 /** A name's possessive ending ("Evelyn's", "James’"). */
 const POSSESSIVE = /\p{L}(?:['’]s|s['’])$/u;
 
@@ -107,7 +110,7 @@ function names(ws: readonly string[]): Names {
 /** The length of the conjunct that starts at `start`: an article, then a capitalised name or up to two words. */
 function rightConjunct(ws: string[], start: number, name: Names): number {
   let end = start;
-  if (end < ws.length && /^(?:the|my|a|an|his|her|their|our)$/i.test(ws[end]!)) end++;
+  if (end < ws.length && ARTICLE.test(ws[end]!)) end++;
   if (end < ws.length && isCapitalised(ws[end]!)) {
     const possessive = name.possessive[end]!;
     end = name.end[end]!;
@@ -257,7 +260,7 @@ export function decomposeQuery(question: string): string[] {
     const head = conjuncts[0]!;
     const end = conjuncts[conjuncts.length - 1]!;
     head[0] = head[1] - 1;
-    const article = /^(?:the|my|a|an|his|her|their|our)$/i.test(ws[end[0]]!) ? 1 : 0;
+    const article = ARTICLE.test(ws[end[0]]!) ? 1 : 0;
     // A name at the end keeps all its words ("…, Midsommarfest and Pierogi Fest").
     if (!isCapitalised(ws[end[0] + article]!)) end[1] = end[0] + article + 1;
   }

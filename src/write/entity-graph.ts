@@ -95,6 +95,13 @@ function wordAt(text: string, name: string): number {
   return -1;
 }
 
+/** The list filed under `key`, made and filed first when there is none. */
+function listAt<K, V>(map: Map<K, V[]>, key: K): V[] {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
+}
+
 /** A name's first run of letters ("St" of "St. Mary", "Ana"); empty when it opens with no letter. */
 function firstWord(name: string): string {
   let end = 0;
@@ -109,12 +116,7 @@ function firstWord(name: string): string {
  */
 function namesByFirstWord(known: readonly GraphEntity[]): Map<string, number[]> {
   const out = new Map<string, number[]>();
-  known.forEach((e, k) => {
-    const word = firstWord(e.name);
-    const list = out.get(word) ?? [];
-    if (list.length === 0) out.set(word, list);
-    list.push(k);
-  });
+  known.forEach((e, k) => listAt(out, firstWord(e.name)).push(k));
   return out;
 }
 
@@ -161,11 +163,7 @@ export function buildEntityGraph(readings: readonly GraphReading[], episodes: re
       statements = new Map();
       for (const [episode, ep] of episodes.entries()) {
         for (const list of ['facts', 'foresight'] as const) {
-          ep[list].forEach((f, index) => {
-            const same = statements!.get(f.content) ?? [];
-            if (same.length === 0) statements!.set(f.content, same);
-            same.push({ ref: { episode, list, index }, sources: f.source_message_ids });
-          });
+          ep[list].forEach((f, index) => listAt(statements!, f.content).push({ ref: { episode, list, index }, sources: f.source_message_ids }));
         }
       }
     }
@@ -179,7 +177,7 @@ export function buildEntityGraph(readings: readonly GraphReading[], episodes: re
   const relate = (subject: GraphEntity, predicate: string, object: GraphEntity, r: GraphReading, claim: Claim | null) => {
     const dated = claim && !claim.plan ? claim.dates.find((d) => d.at <= r.timestamp) : undefined;
     const valid_from = dated?.at ?? r.timestamp;
-    const current = inForce.get(key(subject.id, predicate)) ?? [];
+    const current = listAt(inForce, key(subject.id, predicate));
     if (current.some((x) => x.object === object.id)) return;
     if (SINGLE_VALUED.has(predicate)) {
       for (const x of current) x.superseded_at = valid_from;
@@ -188,7 +186,6 @@ export function buildEntityGraph(readings: readonly GraphReading[], episodes: re
     const relation: GraphRelation = { subject: subject.id, predicate, object: object.id, fact: factOf(claim, r.message_id), source_message_ids: [r.message_id], valid_from, superseded_at: null };
     relations.push(relation);
     current.push(relation);
-    inForce.set(key(subject.id, predicate), current);
     linked.add(key(subject.id, object.id));
   };
 
