@@ -9,10 +9,14 @@
  *   npm run bench:lanes -- --list
  *
  * Each lane's standard output and error go to `DIR/<id>.txt`, its exit status and seconds to
- * `DIR/<id>.status`. Lines that only report time (ms per search, seconds taken, messages per
+ * `DIR/<id>.status`. All of them take hours on two cores, more than one sitting may hold: run again
+ * into the same DIR, a lane that already ended with status 0 is kept and the rest run, as long as
+ * the source is the one the folder was started from (`DIR/SOURCE`: the commit and a hash of any
+ * change to it); from any other source the run stops before it starts. Lines that only report time (ms per search, seconds taken, messages per
  * second) are left out of the comparison: they move from run to run on a shared machine.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,18 +69,48 @@ async function runLane(lane: Lane, out: string): Promise<{ rc: number | null; se
   return { rc, seconds };
 }
 
-async function run(out: string, jobs: number, lanes: readonly Lane[]): Promise<void> {
+/** The commit checked out here and a hash of what differs from it (tracked changes and new files). */
+export function sourceIdentity(cwd = ROOT): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const head = git('rev-parse', 'HEAD').trim();
+  const changes = git('diff', 'HEAD', '--binary') + git('ls-files', '--others', '--exclude-standard');
+  return changes ? `${head} with changes ${createHash('sha256').update(changes).digest('hex').slice(0, 16)}` : head;
+}
+
+/** The lanes of `out` that ended with status 0, when `out` was started from `source`; an error when from another. */
+export function keptLanes(out: string, source: string): Set<string> {
+  const file = join(out, 'SOURCE');
+  if (!existsSync(file)) {
+    const earlier = existsSync(out) && readdirSync(out).some((f) => f.endsWith('.status'));
+    if (earlier) throw new Error(`${out} holds lanes but no SOURCE to say what they ran: use another folder`);
+    return new Set();
+  }
+  const was = readFileSync(file, 'utf8').trim();
+  if (was !== source) throw new Error(`${out} holds lanes of ${was}; this tree is ${source}: use another folder`);
+  const kept = new Set<string>();
+  for (const f of readdirSync(out)) {
+    if (f.endsWith('.status') && /^rc 0$/m.test(readFileSync(join(out, f), 'utf8'))) kept.add(f.slice(0, -'.status'.length));
+  }
+  return kept;
+}
+
+async function run(out: string, jobs: number, all: readonly Lane[]): Promise<void> {
+  const source = sourceIdentity();
+  const kept = keptLanes(out, source);
   mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'SOURCE'), `${source}\n`);
+  const lanes = all.filter((l) => !kept.has(l.id));
+  if (kept.size) console.log(`${all.length - lanes.length} lanes kept from an earlier run of ${source}`);
   // The long lanes first, so the short ones fill in around them; a lane that reads another's file
   // after it (it then waits for that lane, which has started by the time it is picked).
   const long = (l: Lane) => (l.after ? 0 : l.teacher ? 2 : 1);
   const queue = [...lanes].sort((a, b) => long(b) - long(a));
-  const started = new Map<string, Promise<number | null>>();
+  const started = new Map<string, Promise<number | null>>(all.filter((l) => kept.has(l.id)).map((l) => [l.id, Promise.resolve(0)]));
   let failed = 0;
   const worker = async () => {
     for (let lane = queue.shift(); lane; lane = queue.shift()) {
       const before = lane.after ? started.get(lane.after) : undefined;
-      if (lane.after && !before && lanes.some((l) => l.id === lane!.after)) throw new Error(`${lane.id} reads ${lane.after}, which has not started`);
+      if (lane.after && !before && all.some((l) => l.id === lane!.after)) throw new Error(`${lane.id} reads ${lane.after}, which has not started`);
       const done = (async () => {
         if (before && (await before) !== 0) return null;
         const { rc, seconds } = await runLane(lane!, out);

@@ -2,8 +2,11 @@
  * `bench:lanes` compares two runs of every README benchmark by their result lines: a number that
  * moved must show, and a line that only reports time must not (it moves on every run).
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { changedLines, resultLines } from '../../bench/lanes.js';
+import { changedLines, keptLanes, resultLines } from '../../bench/lanes.js';
 import { LANES } from '../../bench/lanes-list.js';
 
 describe('bench lanes', () => {
@@ -25,5 +28,22 @@ describe('bench lanes', () => {
       expect(lane.readme.length, lane.id).toBeGreaterThan(0);
       expect(lane.teacher, lane.id).toBe(lane.argv.includes('teacher'));
     }
+  });
+
+  it('keeps, in a second run into the same folder, the lanes that ended well, only for the same source', () => {
+    const out = mkdtempSync(join(tmpdir(), 'lanes-'));
+    // A new folder: nothing to keep.
+    expect(keptLanes(join(out, 'new'), 'abc')).toEqual(new Set());
+    writeFileSync(join(out, 'SOURCE'), 'abc\n');
+    writeFileSync(join(out, 'quality-a.status'), 'rc 0\nseconds 131\n');
+    writeFileSync(join(out, 'quality-b.status'), 'rc 1\nseconds 3\n');
+    writeFileSync(join(out, 'quality-c.txt'), 'half a lane, cut off before its status\n');
+    expect(keptLanes(out, 'abc')).toEqual(new Set(['quality-a']));
+    // Lanes of another commit, or of a folder that does not say which, are never mixed in.
+    expect(() => keptLanes(out, 'def')).toThrow(/holds lanes of abc; this tree is def/);
+    const unnamed = join(out, 'unnamed');
+    mkdirSync(unnamed);
+    writeFileSync(join(unnamed, 'quality-a.status'), 'rc 0\nseconds 131\n');
+    expect(() => keptLanes(unnamed, 'abc')).toThrow(/no SOURCE/);
   });
 });
