@@ -4,13 +4,14 @@
  * to the contract's bound). A reader that scans the rest of the text at every step takes time
  * quadratic in it, and one request then holds the server for seconds or hours; every reader here
  * should take about twice as long for twice the text. Each recipe is timed at three sizes, each
- * size doubling the last, one call in a fresh extractor after one untimed warm-up call of the
+ * size doubling the last, one call in a fresh extractor (or memory) after one untimed warm-up call of the
  * smallest size; `growth` is the ratio of the last two times (about 2 for linear work, 4 for
  * quadratic). Times are this machine's; the ratios are what to read.
  *
  *   npm run bench:hostile-text [-- --only REGEX]
  */
 import { parseArgs } from 'node:util';
+import { createDefaultEmbedder, createMemory } from '../src/index.js';
 import { decomposeQuery } from '../src/search/decompose.js';
 import type { BufferedMessage } from '../src/records.js';
 import { readHtml, readMarkdown } from '../src/write/documents/text.js';
@@ -39,6 +40,15 @@ async function extract(content: string): Promise<void> {
   await extractor.extract({ id: 'seg', app_id: 'default', project_id: 'default', session_id: 's', messages: [message] });
 }
 
+const embedder = await createDefaultEmbedder();
+/** A Markdown document written through a fresh memory: each fact it yields looks for its section. */
+async function writeDocument(markdown: string): Promise<void> {
+  const memory = await createMemory({ embedder });
+  const doc = { type: 'doc', name: 'notes.md', mime_type: 'text/markdown', base64: Buffer.from(markdown).toString('base64') };
+  await memory.add({ session_id: 's', messages: [{ sender_id: 'maya', sender_name: 'Maya', role: 'user', timestamp: now, content: [doc] }] });
+  await memory.flush({ session_id: 's' });
+}
+
 interface Recipe {
   name: string;
   sizes: number[];
@@ -58,6 +68,7 @@ const RECIPES: Recipe[] = [
   { name: 'query: "And " repeated', sizes: QUERY, text: (n) => repeat('And ', n), read: decomposeQuery },
   { name: 'query: ", " repeated', sizes: QUERY, text: (n) => repeat(', ', n), read: decomposeQuery },
   { name: 'query: one run of letters', sizes: QUERY, text: (n) => repeat('a', n), read: decomposeQuery },
+  { name: 'document: a Markdown section per fact, written to a memory', sizes: MESSAGE, text: distinct((a) => `## ${a}\n\nI planted tulips by the north fence for ${a}.\n\n`), read: writeDocument },
   { name: 'Markdown: "[" repeated', sizes: MESSAGE, text: (n) => repeat('[', n), read: readMarkdown },
   { name: 'Markdown: "![" repeated', sizes: MESSAGE, text: (n) => repeat('![', n), read: readMarkdown },
   { name: 'Markdown: a heading line of blanks', sizes: MESSAGE, text: (n) => `# a${' '.repeat(n - 4)}b`, read: readMarkdown },

@@ -60,11 +60,29 @@ export function episodeItems(messages: readonly BufferedMessage[], sourceIds: re
 
 const fold = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
+type Section = NonNullable<StoredItemRef['sections']>[number];
+
+/**
+ * Each section of a document item with its text folded, read once per item: a document's facts
+ * each look for their section, and reading and folding the whole document again for each one took
+ * time quadratic in its length (seconds for one document at the contract's bound).
+ */
+const foldedSections = new WeakMap<StoredItemRef, { s: Section; folded: string }[]>();
+
+function sectionsOf(stored: StoredItemRef, text: string): { s: Section; folded: string }[] {
+  let spans = foldedSections.get(stored);
+  if (!spans) {
+    const read = stored.text_source === 'extracted' ? text : readInlineDocument(text, stored.mime_type).text;
+    spans = (stored.sections ?? []).map((s) => ({ s, folded: fold(read.slice(s.start, s.end)) }));
+    foldedSections.set(stored, spans);
+  }
+  return spans;
+}
+
 /** The page or section of a document item that holds the words, if one does. */
 function placeOf(stored: StoredItemRef, item: Record<string, unknown>, words: string): Pick<ItemRef, 'page' | 'section'> | undefined {
   if (!stored.sections?.length || typeof item['text'] !== 'string') return undefined;
-  const text = stored.text_source === 'extracted' ? item['text'] : readInlineDocument(item['text'], stored.mime_type).text;
-  const spans = stored.sections.map((s) => ({ s, folded: fold(text.slice(s.start, s.end)) }));
+  const spans = sectionsOf(stored, item['text']);
   // The words whole, else sentence by sentence: a passage can begin with the message's own words.
   let section: (typeof stored.sections)[number] | undefined;
   for (const part of [words, ...words.split(/(?<=[.!?])\s+/)]) {
