@@ -12,6 +12,7 @@ import { isGraphItem, type StoredItem } from '../records.js';
 import { graphItemProblem } from '../graph/graph-items.js';
 import { base64ToVector, itemFromJson, vectorToBase64 } from '../store/serialize.js';
 import { keptItemsProblem } from '../write/item-refs.js';
+import { isEpochMs, storedShapeProblem } from './stored-shape.js';
 
 export const EXPORT_FORMAT = 'engram-export';
 export const EXPORT_VERSION = 2;
@@ -72,12 +73,13 @@ function checkItem(raw: unknown, version: number, index: number, issues: Validat
   for (const key of ['app_id', 'project_id'] as const) {
     if (typeof o[key] !== 'string' || !SCOPE_ID_PATTERN.test(o[key])) return fail(`${key} must match ${SCOPE_ID_PATTERN.source}`);
   }
-  if (typeof o['timestamp'] !== 'number' || !Number.isFinite(o['timestamp'])) return fail('timestamp must be epoch milliseconds');
+  if (!isEpochMs(o['timestamp'])) return fail('timestamp must be epoch milliseconds');
   const kept = keptItemsProblem(o);
   if (kept) return fail(kept);
   if (item.kind === 'message') {
     if (typeof item.session_id !== 'string' || typeof item.sender_id !== 'string') return fail('a message needs session_id and sender_id');
-    return item;
+    const problem = storedShapeProblem(o);
+    return problem ? fail(problem) : item;
   }
   if (item.owner_type !== 'user' && item.owner_type !== 'agent') return fail('owner_type must be user or agent');
   if (typeof item.owner_id !== 'string' || !SCOPE_ID_PATTERN.test(item.owner_id)) return fail('owner_id must be a scope id');
@@ -85,7 +87,8 @@ function checkItem(raw: unknown, version: number, index: number, issues: Validat
     const problem = graphItemProblem(item);
     return problem ? fail(problem) : item;
   }
-  if (!Array.isArray(item.sender_ids)) return fail('sender_ids must be a list');
+  const problem = storedShapeProblem(o);
+  if (problem) return fail(problem);
   if (item.vector !== null && !(item.vector instanceof Float32Array)) return fail('vector must be base64 float32 or null');
   return item;
 }

@@ -5,15 +5,13 @@
  */
 import type { Scope } from '../contract/requests.js';
 import type { GraphItem } from '../records.js';
+import { isEpochMs as isTime, isString, isStrings } from '../export/stored-shape.js';
 
 /** The storage id of an entity in one partition (scope ids contain no '/', so this is unambiguous). */
 export function graphEntityItemId(scope: Scope, entityId: string): string {
   return `ge:${scope.app_id}/${scope.project_id}/${scope.owner_type}/${scope.owner_id}/${entityId}`;
 }
 
-const isString = (v: unknown): v is string => typeof v === 'string';
-const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
-const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** Why a graph item (say, from an imported bundle) cannot be stored, or null when it can. */
 export function graphItemProblem(item: GraphItem): string | null {

@@ -130,6 +130,45 @@ describe('export / import', () => {
     }
   });
 
+  it('refuses an item whose field has the wrong type, or else stays whole: every later write, search and listing answers', async () => {
+    // Each field of each stored item in turn, set to a value of another type. Before, some were
+    // stored: a message whose content was an object failed every later write to its session
+    // ("content.map is not a function"), a fact whose content was an object every search of its
+    // owner, and a source_message_ids that was no list threw a TypeError out of import itself.
+    const bundle = await (await seeded()).export();
+    const hostile: unknown[] = [{}, 5, null, 'text', [1], true, 1e300, { length: 2 }];
+    const target = await createMemory({ embedder });
+    let refused = 0;
+    let trials = 0;
+    for (let i = 0; i < bundle.items.length; i++) {
+      const item = bundle.items[i]!;
+      for (const field of Object.keys(item).filter((f) => !['kind', 'id', 'vector'].includes(f))) {
+        const value = hostile[trials++ % hostile.length];
+        const copy = structuredClone(bundle);
+        (copy.items[i] as Record<string, unknown>)[field] = value;
+        const where = `${item.kind}.${field} = ${JSON.stringify(value)}`;
+        const outcome = await target.import(copy, { mode: 'replace' }).then(() => null, (e: unknown) => e);
+        if (outcome !== null) {
+          expect(isMemoryError(outcome) && outcome.status, where).toBe(422);
+          refused++;
+          continue;
+        }
+        // Accepted: the memory must go on working for every session and owner the bundle holds.
+        const late = async (call: () => Promise<unknown>) => call().then(() => null, (e: unknown) => (isMemoryError(e) && e.status < 500 ? null : e));
+        for (const session of ['garden', 'open']) {
+          expect(await late(() => target.add({ session_id: session, messages: [{ sender_id: 'kim', role: 'user', timestamp: T0 + 9000, content: 'Peppers went in today.' }] })), where).toBeNull();
+          expect(await late(() => target.flush({ session_id: session })), where).toBeNull();
+        }
+        for (const q of QUERIES) expect(await late(() => target.search(q)), where).toBeNull();
+        for (const memory_type of ['episode', 'profile', 'agent_skill'] as const) {
+          expect(await late(() => target.get(memory_type === 'agent_skill' ? { agent_id: 'helper', memory_type } : { user_id: 'kim', memory_type })), where).toBeNull();
+        }
+      }
+    }
+    expect(trials).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(trials / 2);
+  }, 120_000);
+
   it('exports Markdown a person can read, one file per owner and kind', async () => {
     const files = await (await seeded()).exportMarkdown();
     const paths = files.map((f) => f.path);
