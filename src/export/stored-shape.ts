@@ -18,56 +18,62 @@ export const isEpochMs = (v: unknown): v is number => typeof v === 'number' && N
 const isNumber: Check = (v) => typeof v === 'number' && Number.isFinite(v);
 const isPlain: Check = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 const orNull = (check: Check): Check => (v) => v === null || check(v);
-/** Absent (older bundles may lack the field), or of the right type. */
-const optional = (check: Check): Check => (v) => v === undefined || check(v);
-
-/** A field, the check it must pass, and what it should be, in words. */
-type Field = [name: string, check: Check, should: string];
+/**
+ * A field, the check it must pass, what it should be (in words), and, for a field the engine can do
+ * without, what it holds when a bundle leaves it out (the engine reads every field as present:
+ * a record without `source_message_ids` failed every search of its owner's cases).
+ */
+type Field = [name: string, check: Check, should: string, absent?: (item: Record<string, unknown>) => unknown];
 
 const STRING: [Check, string] = [isString, 'a string'];
-const STRING_OR_NULL: [Check, string] = [optional(orNull(isString)), 'a string or null'];
+const NULL_IF_ABSENT: [Check, string, () => null] = [orNull(isString), 'a string or null', () => null];
 const TIME: [Check, string] = [isEpochMs, 'epoch milliseconds'];
+const WHEN_WRITTEN: [Check, string, (item: Record<string, unknown>) => unknown] = [isEpochMs, 'epoch milliseconds', (item) => item['timestamp']];
 
 const RECORD: Field[] = [
   ['timestamp', ...TIME],
-  ['created_at', optional(isEpochMs), 'epoch milliseconds'],
-  ['updated_at', optional(isEpochMs), 'epoch milliseconds'],
-  ['session_id', ...STRING_OR_NULL],
+  ['created_at', ...WHEN_WRITTEN],
+  ['updated_at', ...WHEN_WRITTEN],
+  ['session_id', ...NULL_IF_ABSENT],
   ['sender_ids', isStrings, 'a list of strings'],
-  ['source_message_ids', optional(isStrings), 'a list of strings'],
-  ['parent_type', ...STRING_OR_NULL],
-  ['parent_id', ...STRING_OR_NULL],
-  ['vector_model', ...STRING_OR_NULL],
+  ['source_message_ids', isStrings, 'a list of strings', () => []],
+  ['parent_type', ...NULL_IF_ABSENT],
+  ['parent_id', ...NULL_IF_ABSENT],
+  ['vector_model', ...NULL_IF_ABSENT],
 ];
 
 const BY_KIND = new Map<string, Field[]>(Object.entries({
   episode: [['subject', ...STRING], ['summary', ...STRING], ['episode', ...STRING]],
-  atomic_fact: [['content', ...STRING], ['evidence', optional(isString), 'a string'], ['passage', optional((v) => v === true), 'true or absent']],
-  foresight: [['content', ...STRING], ['evidence', optional(isString), 'a string'], ['due_at', optional(orNull(isEpochMs)), 'epoch milliseconds or null']],
+  atomic_fact: [['content', ...STRING], ['evidence', isString, 'a string', (item) => item['content']], ['passage', (v) => v === undefined || v === true, 'true or absent']],
+  foresight: [['content', ...STRING], ['evidence', isString, 'a string', (item) => item['content']], ['due_at', orNull(isEpochMs), 'epoch milliseconds or null', () => null]],
   profile: [['profile_data', isPlain, 'an object']],
-  agent_case: [['task_intent', ...STRING], ['approach', ...STRING], ['quality_score', isNumber, 'a number'], ['key_insight', ...STRING_OR_NULL]],
+  agent_case: [['task_intent', ...STRING], ['approach', ...STRING], ['quality_score', isNumber, 'a number'], ['key_insight', ...NULL_IF_ABSENT]],
   agent_skill: [
     ['name', ...STRING], ['description', ...STRING], ['content', ...STRING], ['confidence', isNumber, 'a number'],
-    ['maturity_score', isNumber, 'a number'], ['source_case_ids', isStrings, 'a list of strings'],
+    ['maturity_score', isNumber, 'a number'], ['source_case_ids', isStrings, 'a list of strings', () => []],
   ],
-  knowledge: [['title', ...STRING], ['content', ...STRING], ['source', ...STRING_OR_NULL]],
+  knowledge: [['title', ...STRING], ['content', ...STRING], ['source', ...NULL_IF_ABSENT]],
   message: [
     ['timestamp', ...TIME],
-    ['seq', optional(isNumber), 'a number'],
-    ['sender_name', ...STRING_OR_NULL],
+    ['seq', isNumber, 'a number', () => 0],
+    ['sender_name', ...NULL_IF_ABSENT],
     ['role', (v) => (MESSAGE_ROLES as readonly unknown[]).includes(v), `one of ${MESSAGE_ROLES.join(', ')}`],
     ['content', (v) => isString(v) || (Array.isArray(v) && v.every(isPlain)), 'a string or a list of content items'],
-    ['tool_calls', optional(orNull((v) => Array.isArray(v) && v.every(isPlain))), 'a list of objects or null'],
-    ['tool_call_id', ...STRING_OR_NULL],
-    ['message_id', ...STRING_OR_NULL],
+    ['tool_calls', orNull((v) => Array.isArray(v) && v.every(isPlain)), 'a list of objects or null', () => null],
+    ['tool_call_id', ...NULL_IF_ABSENT],
+    ['message_id', ...NULL_IF_ABSENT],
   ],
 } satisfies Record<string, Field[]>));
 
-/** Why an imported record or buffered message cannot be stored as it is, or null when it can. */
+/**
+ * Why an imported record or buffered message cannot be stored, or null when it can; a field the
+ * engine can do without is filled in where the bundle leaves it out (`item` is the caller's copy).
+ */
 export function storedShapeProblem(item: Record<string, unknown>): string | null {
   const kind = String(item['kind']);
   const fields = kind === 'message' ? BY_KIND.get(kind)! : [...RECORD, ...(BY_KIND.get(kind) ?? [])];
-  for (const [name, check, should] of fields) {
+  for (const [name, check, should, absent] of fields) {
+    if (item[name] === undefined && absent) item[name] = absent(item);
     if (!check(item[name])) return `${kind} ${name} must be ${should}`;
   }
   return null;
