@@ -12,7 +12,6 @@ export function graphEntityItemId(scope: Scope, entityId: string): string {
   return `ge:${scope.app_id}/${scope.project_id}/${scope.owner_type}/${scope.owner_id}/${entityId}`;
 }
 
-
 /** Why a graph item (say, from an imported bundle) cannot be stored, or null when it can. */
 export function graphItemProblem(item: GraphItem): string | null {
   const o = item as unknown as Record<string, unknown>;
