@@ -108,6 +108,15 @@ export function fromBundle(bundle: unknown): { items: StoredItem[]; embedder: { 
     throw validationError([{ loc: ['body', 'items'], msg: `Value error, items must be a list of at most ${MAX_ITEMS}`, type: 'value_error' }]);
   }
   const items = (b.items as unknown[]).map((raw, i) => checkItem(raw, version, i, issues));
+  // The store keeps one item per id: a second item with an id would replace the first in silence
+  // (an owner's episode gone, and the import counting both).
+  const firstAt = new Map<string, number>();
+  items.forEach((item, i) => {
+    if (!item) return;
+    const first = firstAt.get(item.id);
+    if (first === undefined) firstAt.set(item.id, i);
+    else issues.push({ loc: ['body', 'items', i], msg: `Value error, id ${JSON.stringify(item.id)} is the id of item ${first} too`, type: 'value_error' });
+  });
   if (issues.length) throw validationError(issues.slice(0, 50));
   const embedder = b.embedder && typeof b.embedder.id === 'string' ? { id: b.embedder.id, dim: Number(b.embedder.dim) } : { id: '', dim: 0 };
   return { items: items as StoredItem[], embedder };

@@ -124,6 +124,12 @@ describe('export / import', () => {
     expect(isMemoryError(error) && error.code).toBe('VALIDATION_FAILED');
     expect((error as { details: { loc: unknown[] }[] }).details.map((d) => d.loc)).toEqual([['body', 'items', 3], ['body', 'items', 4]]);
     expect(target.stats().records).toBe(0);
+    // Two items with one id: the store keeps one item per id, so the second would replace the first in silence.
+    const episode = bundle.items.find((i) => i.kind === 'episode')!;
+    const twice = { ...bundle, items: [...bundle.items, { ...bundle.items.find((i) => i.kind === 'agent_skill')!, id: episode.id }] };
+    const dup = await target.import(twice).catch((e: unknown) => e);
+    expect((dup as { details: { loc: unknown[]; msg: string }[] }).details).toEqual([expect.objectContaining({ loc: ['body', 'items', bundle.items.length], msg: expect.stringContaining(`is the id of item ${bundle.items.indexOf(episode)} too`) })]);
+    expect(target.stats().records).toBe(0);
     for (const bad of [null, {}, { ...bundle, format: 'x' }, { ...bundle, version: 99 }, { ...bundle, items: 'x' }]) {
       const e = await target.import(bad).catch((x: unknown) => x);
       expect(isMemoryError(e) && e.status).toBe(422);
