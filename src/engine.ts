@@ -12,7 +12,7 @@ import {
 import type {
   AddResponse, DeleteResponse, FlushResponse, GetResponse, SearchResponse, UpsertResponse,
 } from './contract/types.js';
-import { createError, isMemoryError, wrapError } from './errors.js';
+import { createError, isMemoryError, validationError, wrapError } from './errors.js';
 import { storedMetadata } from './contract/metadata.js';
 import { listMemories } from './list.js';
 import { MemoryState, profileId } from './memory-state.js';
@@ -32,7 +32,7 @@ import { embedRecords } from './write/ingest.js';
 import { reembedIfModelChanged } from './write/reembed.js';
 import { planDeletion, planGraphDeletion } from './forget.js';
 import type { GraphView, Neighbourhood } from './graph/partition-graph.js';
-import { fromBundle, toBundle, type ExportBundle } from './export/bundle.js';
+import { fromBundle, importClashes, toBundle, type ExportBundle } from './export/bundle.js';
 import { toMarkdown, type MarkdownFile } from './export/markdown.js';
 import { mergeProfile } from './write/profile-rules.js';
 import { createRulesExtractor } from './write/rules-extractor.js';
@@ -470,6 +470,8 @@ export async function createMemory(options: MemoryOptions): Promise<Memory> {
     async import(bundle, importOptions = {}) {
       const { items: bundled } = fromBundle(bundle);
       return exclusive(async () => {
+        const clashes = importOptions.mode === 'replace' ? [] : importClashes(bundled, (r) => state.record(r.app_id, r.project_id, r.id));
+        if (clashes.length) throw validationError(clashes);
         const items = storageIdsForImport(bundled);
         // Vectors from another model mean nothing here: those records are embedded afresh.
         const stale = items.filter((i): i is MemoryRecord => isMemoryRecord(i) && i.kind !== 'profile' && (i.vector_model !== embedder.id || i.vector?.length !== embedder.dim));

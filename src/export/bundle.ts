@@ -8,7 +8,7 @@
  */
 import { SCOPE_ID_PATTERN } from '../contract/requests.js';
 import { validationError, type ValidationDetail } from '../errors.js';
-import { isGraphItem, type StoredItem } from '../records.js';
+import { fromStored, isGraphItem, isMemoryRecord, recordKey, type MemoryRecord, type StoredItem } from '../records.js';
 import { graphItemProblem } from '../graph/graph-items.js';
 import { base64ToVector, itemFromJson, vectorToBase64 } from '../store/serialize.js';
 import { keptItemsProblem } from '../write/item-refs.js';
@@ -108,16 +108,36 @@ export function fromBundle(bundle: unknown): { items: StoredItem[]; embedder: { 
     throw validationError([{ loc: ['body', 'items'], msg: `Value error, items must be a list of at most ${MAX_ITEMS}`, type: 'value_error' }]);
   }
   const items = (b.items as unknown[]).map((raw, i) => checkItem(raw, version, i, issues));
-  // The store keeps one item per id: a second item with an id would replace the first in silence
-  // (an owner's episode gone, and the import counting both).
+  // The store keeps one item per id (a record's within its app and project: bundles written before
+  // ids were scoped hold the same plain id in two apps): a second item with an id would replace the
+  // first in silence (an owner's episode gone, and the import counting both).
   const firstAt = new Map<string, number>();
   items.forEach((item, i) => {
     if (!item) return;
-    const first = firstAt.get(item.id);
-    if (first === undefined) firstAt.set(item.id, i);
+    const key = isMemoryRecord(item) ? recordKey(fromStored(item)) : item.id;
+    const first = firstAt.get(key);
+    if (first === undefined) firstAt.set(key, i);
     else issues.push({ loc: ['body', 'items', i], msg: `Value error, id ${JSON.stringify(item.id)} is the id of item ${first} too`, type: 'value_error' });
   });
   if (issues.length) throw validationError(issues.slice(0, 50));
   const embedder = b.embedder && typeof b.embedder.id === 'string' ? { id: b.embedder.id, dim: Number(b.embedder.dim) } : { id: '', dim: 0 };
   return { items: items as StoredItem[], embedder };
+}
+
+/**
+ * The items of a valid bundle that would turn a record this memory holds into another kind or move
+ * it to another owner (an import updates a record with the same id in place): a 422 each. A record
+ * id is a record's identity in its app and project; a bundle that reuses one for something else
+ * would silently replace it, and the facts nested under an episode would point at a fact.
+ */
+export function importClashes(items: readonly StoredItem[], held: (record: MemoryRecord) => MemoryRecord | undefined): ValidationDetail[] {
+  const issues: ValidationDetail[] = [];
+  items.forEach((raw, i) => {
+    if (!isMemoryRecord(raw)) return;
+    const record = fromStored(raw) as MemoryRecord;
+    const old = held(record);
+    if (!old || (old.kind === record.kind && old.owner_type === record.owner_type && old.owner_id === record.owner_id)) return;
+    issues.push({ loc: ['body', 'items', i], msg: `Value error, id ${JSON.stringify(record.id)} is a stored ${old.kind} of ${old.owner_type} ${old.owner_id}; an import does not change a record's kind or owner`, type: 'value_error' });
+  });
+  return issues.slice(0, 50);
 }

@@ -184,6 +184,23 @@ describe('export / import', () => {
     expect(refused).toBeGreaterThan(trials / 2);
   }, 120_000);
 
+  it('never turns a stored record into another kind or moves it to another owner by reusing its id in a merge', async () => {
+    const memory = await seeded();
+    const bundle = await memory.export();
+    const episode = bundle.items.find((i) => i.kind === 'episode')!;
+    const skill = bundle.items.find((i) => i.kind === 'agent_skill')!;
+    const before = JSON.stringify(await memory.export().then((b) => b.items));
+    for (const item of [{ ...skill, id: episode.id }, { ...episode, owner_id: 'zed' }]) {
+      const error = await memory.import({ ...bundle, items: [item] }).catch((e: unknown) => e);
+      expect((error as { details: { loc: unknown[]; msg: string }[] }).details, JSON.stringify(item.kind)).toEqual([
+        expect.objectContaining({ loc: ['body', 'items', 0], msg: expect.stringContaining("is a stored episode of user kim; an import does not change a record's kind or owner") }),
+      ]);
+    }
+    expect(JSON.stringify(await memory.export().then((b) => b.items))).toBe(before);
+    // The same record again (a bundle merged twice) updates it in place, as before.
+    await expect(memory.import({ ...bundle, items: [{ ...episode, summary: 'Kim planted tomatoes.' }] })).resolves.toMatchObject({ imported: 1 });
+  });
+
   it('exports Markdown a person can read, one file per owner and kind', async () => {
     const files = await (await seeded()).exportMarkdown();
     const paths = files.map((f) => f.path);
