@@ -40,10 +40,11 @@ async function extract(content: string): Promise<void> {
   await extractor.extract({ id: 'seg', app_id: 'default', project_id: 'default', session_id: 's', messages: [message] });
 }
 
-const embedder = await createDefaultEmbedder();
+/** Loaded by the first recipe that writes through a memory (its untimed warm-up call), not by the others. */
+let embedder: ReturnType<typeof createDefaultEmbedder> | undefined;
 /** A Markdown document written through a fresh memory: each fact it yields looks for its section. */
 async function writeDocument(markdown: string): Promise<void> {
-  const memory = await createMemory({ embedder });
+  const memory = await createMemory({ embedder: await (embedder ??= createDefaultEmbedder()) });
   const doc = { type: 'doc', name: 'notes.md', mime_type: 'text/markdown', base64: Buffer.from(markdown).toString('base64') };
   await memory.add({ session_id: 's', messages: [{ sender_id: 'maya', sender_name: 'Maya', role: 'user', timestamp: now, content: [doc] }] });
   await memory.flush({ session_id: 's' });

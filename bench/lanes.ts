@@ -12,8 +12,9 @@
  * `DIR/<id>.status`. All of them take hours on two cores, more than one sitting may hold: run again
  * into the same DIR, a lane that already ended with status 0 is kept and the rest run, as long as
  * the source is the one the folder was started from (`DIR/SOURCE`: the commit and a hash of any
- * change to it); from any other source the run stops before it starts. Lines that only report time (ms per search, seconds taken, messages per
- * second) are left out of the comparison: they move from run to run on a shared machine.
+ * change to it); from any other source the run stops before it starts. Lines that only report
+ * time (ms per search, seconds taken, messages per second) are left out of the comparison: they
+ * move from run to run on a shared machine.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -67,7 +67,8 @@ export function parseTimestamp(value: unknown): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-const MAX_EPOCH_MS = 8.64e15;
+/** Outside ±8.64e15 ms a number is no instant a Date can hold. */
+export const MAX_EPOCH_MS = 8.64e15;
 
 function push(issues: ValidationDetail[], loc: Loc, type: string, msg: string, input: unknown, ctx?: Record<string, unknown>): void {
   if (!isFull(issues)) issues.push({ loc, msg, type, input, ...(ctx ? { ctx } : {}) });

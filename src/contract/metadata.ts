@@ -5,7 +5,7 @@
  * Tablestore's (spec 003): at most 16 keys, keys of 1 to 64 and values of at most 1,024 Unicode
  * characters, so anything written here can be asked for there.
  */
-import { INVALID, issue, withSchema, type Check } from './schema.js';
+import { INVALID, isPlainObject, issue, withSchema, type Check } from './schema.js';
 
 export const MAX_METADATA_KEYS = 16;
 export const MAX_METADATA_KEY_CHARS = 64;
@@ -32,7 +32,6 @@ export function valueProblem(value: unknown): string | null {
   return charCount(value) > MAX_METADATA_VALUE_CHARS ? `value must be at most ${MAX_METADATA_VALUE_CHARS} characters` : null;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The `metadata` field of a write: an object of at most 16 string keys with string values, in the

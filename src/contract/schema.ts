@@ -47,7 +47,8 @@ export function issue(issues: ValidationDetail[], loc: Loc, type: string, msg: s
   return INVALID;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+/** An object that is neither null nor an array (what JSON calls an object). */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export interface StringRules {

@@ -11,8 +11,7 @@ import { validationError, type ValidationDetail } from '../errors.js';
 import { fromStored, isGraphItem, isMemoryRecord, recordKey, type MemoryRecord, type StoredItem } from '../records.js';
 import { graphItemProblem } from '../graph/graph-items.js';
 import { base64ToVector, itemFromJson, vectorToBase64 } from '../store/serialize.js';
-import { keptItemsProblem } from '../write/item-refs.js';
-import { isEpochMs, storedShapeProblem } from './stored-shape.js';
+import { isEpochMs, keptItemsProblem, storedShapeProblem } from './stored-shape.js';
 
 export const EXPORT_FORMAT = 'engram-export';
 export const EXPORT_VERSION = 2;

@@ -4,9 +4,9 @@
  * fact and plan holds references only: to the item its words were read from, with the page or
  * section, or else to the items of the message it came from.
  */
-import { keyProblem, MAX_METADATA_KEYS, storedMetadata, valueProblem, type Metadata } from '../contract/metadata.js';
+import { storedMetadata, type Metadata } from '../contract/metadata.js';
 import { provenanceId, type BufferedMessage } from '../records.js';
-import { MEDIA_TYPES, type ItemRef, type StoredItemRef } from './content-items.js';
+import type { ItemRef, StoredItemRef } from './content-items.js';
 import { readInlineDocument } from './documents/index.js';
 
 const DATA_URI = /^data:[^,]*;base64,/i;
@@ -114,35 +114,4 @@ export function statementItems(messages: readonly BufferedMessage[], sourceIds: 
   }
   const items = own.length ? own : all;
   return items.length ? { items } : {};
-}
-
-const SHA256 = /^[0-9a-f]{64}$/;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * Why an imported item's metadata, item references or inline bytes are malformed, or null: an
- * export bundle is checked before anything is written, and these fields are read by search.
- */
-export function keptItemsProblem(item: Record<string, unknown>): string | null {
-  const metadata = item['metadata'];
-  if (metadata !== undefined) {
-    if (!isPlain(metadata) || Object.keys(metadata).length > MAX_METADATA_KEYS) return `metadata must be an object of at most ${MAX_METADATA_KEYS} string values`;
-    for (const [k, v] of Object.entries(metadata)) if (keyProblem(k) || valueProblem(v)) return `metadata ${keyProblem(k) ?? valueProblem(v)}`;
-  }
-  const items = item['items'];
-  if (items !== undefined) {
-    if (!Array.isArray(items)) return 'items must be a list of item references';
-    for (const ref of items) {
-      if (!isPlain(ref) || !(MEDIA_TYPES as readonly string[]).includes(String(ref['type'])) || typeof ref['mime_type'] !== 'string') return 'each item reference needs a type and a mime_type';
-      if (ref['sha256'] !== null && !(typeof ref['sha256'] === 'string' && SHA256.test(ref['sha256']))) return 'an item reference sha256 must be 64 hex digits or null';
-      if (ref['size'] !== null && !(Number.isInteger(ref['size']) && (ref['size'] as number) >= 0)) return 'an item reference size must be a byte count or null';
-    }
-  }
-  const media = item['media'];
-  if (media !== undefined) {
-    if (!isPlain(media)) return 'media must be an object of base64 strings by SHA-256';
-    for (const [sha, b64] of Object.entries(media)) if (!SHA256.test(sha) || typeof b64 !== 'string' || !BASE64.test(b64)) return 'media must be an object of base64 strings by SHA-256';
-  }
-  return null;
 }
