@@ -19,16 +19,57 @@ import * as zh from 'chrono-node/zh';
 
 const DAY = 86_400_000;
 
+/** The tag chrono's time-of-day parser puts on what it reads. */
+const TIME_OF_DAY_TAG = 'parser/ENTimeExpressionParser';
+
+/**
+ * Whether a chrono parser is its time-of-day parser, known by what it does: alone, it reads "10:30
+ * pm" and tags the result. Not by its class name, which a minifier renames: the library's bundle
+ * and the demo's are minified, and there a filter by name kept the parser, so a browser dated
+ * "tomorrow at 5pm" as one phrase where Node dates "tomorrow", and wrote other facts.
+ */
+export function readsTimeOfDay(parser: chrono.Chrono['parsers'][number]): boolean {
+  const alone = new chrono.Chrono({ parsers: [parser], refiners: [] });
+  return alone.parse('10:30 pm', new Date(0)).some((r) => r.start.tags().has(TIME_OF_DAY_TAG));
+}
+
 /**
  * chrono's casual English parser without its time-of-day parser ("at 5pm", "10:30"): a time names
  * no day, the dates are all that is kept, and that one parser is more than half of chrono's cost
- * per sentence. "tomorrow at 5pm" is still "tomorrow".
+ * per sentence. "tomorrow at 5pm" is still "tomorrow". Exported for the test that checks exactly
+ * one parser went.
  */
-const english = (() => {
+export const english = (() => {
   const c = chrono.casual.clone();
-  c.parsers = c.parsers.filter((p) => p.constructor.name !== 'ENTimeExpressionParser');
+  c.parsers = c.parsers.filter((p) => !readsTimeOfDay(p));
   return c;
 })();
+
+/**
+ * Whether a chrono refiner is its "end of …" refiner ("the end of March", "last day of the
+ * month"), known by the tag it puts on what it moves. For every date it reads it matches a pattern
+ * anchored at the date against all the text before it, which costs the text's length per date: a
+ * message of many dates took time growing with their square.
+ */
+function movesToEndOf(refiner: chrono.Chrono['refiners'][number]): boolean {
+  const alone = new chrono.Chrono({ parsers: chrono.casual.parsers, refiners: [refiner] });
+  return alone.parse('the end of March', new Date(0)).some((r) => r.start.tags().has('refiner/ENEndOfPeriodRefiner'));
+}
+
+/**
+ * `english` without the "end of …" refiner, for a text where it cannot act: it moves a date only
+ * when the words before it end in "end of" or "last day of", so a text without either reads the
+ * same without it, in time linear in its length.
+ */
+const englishNoEndOf = (() => {
+  const c = english.clone();
+  c.refiners = c.refiners.filter((r) => !movesToEndOf(r));
+  return c;
+})();
+/** Words the "end of …" refiner looks for before a date (a superset of its own pattern). */
+const END_OF = /(?:last\s+day|end)\s+of/i;
+/** Both English parsers, for the test that checks the second lacks exactly the one refiner. */
+export const englishParsers = { english, englishNoEndOf };
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 export type Precision = 'day' | 'week' | 'month' | 'year';
@@ -152,9 +193,21 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
   if (!MAYBE_DATE.test(text) && !/\S\s+May\b|\bMay\s+\d/.test(text) && !(CJK.test(text) && CJK_DATE.test(text))) return [];
   const past = tense ?? PAST.test(text);
   const found: ResolvedDate[] = [];
-  const taken = (start: number, end: number) => found.some((d) => start < d.end && end > d.index);
+  // Which characters a date already found holds: a phrase over any of them is not read again.
+  // Looked up by the phrase's own characters, not by every date found so far, which cost the
+  // number of dates per date on a text of many.
+  const covered = new Uint8Array(text.length);
+  const taken = (start: number, end: number) => {
+    for (let i = start; i < end; i++) if (covered[i]) return true;
+    return false;
+  };
+  /** The first date of month precision found ("next month … on the 14th" reads its day in it). */
+  let firstMonth: ResolvedDate | undefined;
   const add = (d: ResolvedDate | null) => {
-    if (d && !taken(d.index, d.end)) found.push(d);
+    if (!d || taken(d.index, d.end)) return;
+    found.push(d);
+    covered.fill(1, d.index, d.end);
+    if (d.precision === 'month') firstMonth ??= d;
   };
   const today = startOfDay(now);
 
@@ -177,7 +230,7 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
   let results: chrono.ParsedResult[];
   try {
     const reference = { instant: new Date(now), timezone: 0 };
-    results = !CJK.test(text) ? english.parse(text, reference) : KANA.test(text) ? ja.parse(text, reference) : zh.parse(text, reference);
+    results = !CJK.test(text) ? (END_OF.test(text) ? english : englishNoEndOf).parse(text, reference) : KANA.test(text) ? ja.parse(text, reference) : zh.parse(text, reference);
   } catch {
     results = []; // a phrase chrono cannot read is a phrase without a date, never a lost message
   }
@@ -254,7 +307,7 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
   for (const m of text.matchAll(/\b(?:on )?the (\d{1,2})(?:st|nd|rd|th)\b(?! of\b)/gi)) {
     const day = Number(m[1]);
     if (day < 1 || day > 31) continue;
-    const month = found.find((d) => d.precision === 'month');
+    const month = firstMonth;
     const base = new Date(month ? month.at : today);
     let at = Date.UTC(base.getUTCFullYear(), base.getUTCMonth(), day);
     if (!month) {

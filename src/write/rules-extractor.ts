@@ -223,15 +223,25 @@ function profileFor(userId: string, readings: Reading[]): ExtractedProfile | nul
   const update: Record<string, unknown> = {};
   const sources: Record<string, string[]> = {};
   const history: ProfileHistoryEntry[] = [];
+  // A list field's values and sources so far, for a look-up per statement: a message of thousands
+  // of statements ("My sister … lives in …" over and over) once copied its whole list for each.
+  const seen = new Map<string, { values: Set<unknown>; sources: Set<string> }>();
   const own = readings.filter((r) => sentBy(r.message, { owner_type: 'user', owner_id: userId }));
   for (const r of own) {
     const id = provenanceId(r.message);
     {
       for (const { field, value } of r.statements) {
         if ((LIST_FIELDS as readonly string[]).includes(field)) {
-          const list = (update[field] as string[] | undefined) ?? [];
-          if (!list.includes(value)) update[field] = [...list, value];
-          sources[field] = [...new Set([...(sources[field] ?? []), id])];
+          let list = seen.get(field);
+          if (!list) seen.set(field, (list = { values: new Set(), sources: new Set() }));
+          if (!list.values.has(value)) {
+            list.values.add(value);
+            ((update[field] as unknown[] | undefined) ?? (update[field] = [])).push(value);
+          }
+          if (!list.sources.has(id)) {
+            list.sources.add(id);
+            (sources[field] ??= []).push(id);
+          }
         } else {
           const previous = update[field];
           if (previous !== undefined && previous !== value) history.push({ field, value: previous, source_message_ids: sources[field] ?? [], superseded_at: r.message.timestamp, superseded_by: value });

@@ -94,6 +94,22 @@ describe('profiles', () => {
     expect((profile['sources'] as Record<string, string[]>)['location']).toEqual(['b']);
   });
 
+  it('keeps each list value and each source once, in the order first said', async () => {
+    const out = await createRulesExtractor().extract(segment([
+      ['user', 'I love hiking. I have a cat named Pixel. I love jazz.'],
+      ['user', 'I love hiking. I am allergic to peanuts. I have a dog named Rex.'],
+      ['user', 'I love jazz. I hate mushrooms. I love hiking.'],
+    ]));
+    const update = out.profiles[0]!.update;
+    expect(update).toMatchObject({ likes: ['hiking', 'jazz'], pets: ['Pixel (cat)', 'Rex (dog)'], allergies: ['peanuts'], dislikes: ['mushrooms'] });
+    expect(update['sources']).toEqual({ likes: ['m1', 'm2', 'm3'], pets: ['m1', 'm2'], allergies: ['m2'], dislikes: ['m3'] });
+    // A message of thousands of statements keeps every distinct one, in order, with its one source.
+    const sisters = Array.from({ length: 3000 }, (_, i) => `X${[...(i + 676).toString(26)].map((c) => String.fromCharCode(97 + parseInt(c, 26))).join('')}`).filter((name) => !/(.)\1/i.test(name));
+    const long = await createRulesExtractor().extract(segment([['user', [...sisters, ...sisters.slice(0, 10)].map((name) => `My sister ${name} lives in Lyon. `).join('')]]));
+    expect(long.profiles[0]!.update['family']).toEqual(sisters.map((name) => `${name} (sister)`));
+    expect((long.profiles[0]!.update['sources'] as Record<string, string[]>)['family']).toEqual(['m1']);
+  });
+
   it('reads no profile from questions or from plans to move', async () => {
     const out = await createRulesExtractor().extract(segment([['user', 'Do I live in Lisbon? I am going to move to Porto next year.']], MONDAY, null));
     expect(out.profiles).toEqual([]);
