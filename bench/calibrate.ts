@@ -18,13 +18,17 @@
  *      `bench:quality --haystack` (personal: about 24 chats about one life; days: those chats three
  *      to a conversation, about 8); and below that range (`few`), on the third (few: a memory of
  *      one to five chats), with the range's prior in the offset (`--haystack few` fits that slope
- *      alone, the rest as in use). Steps 1 and 2 fit LongMemEval's own haystack only.
+ *      alone, the rest as in use). Steps 1 and 2 fit LongMemEval's own haystack only. Above that
+ *      range (`--haystack large`: memories of about 500 conversations) the shown items'
+ *      reliability is printed with the prior held at `most`, as in use, with its slopes carried on
+ *      past it, and with a slope per map fitted above it: whether the number of rivals alone says
+ *      what a score means there.
  *
  * Ranking does not change with any of them; run it again after changing step 1's constants, since
  * step 2 is fitted on the scores they give, and step 3 on step 2's. `npm run bench:quality` checks
  * the wire on the other half.
  *
- *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--haystack full|personal|days|few|all]
+ *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--haystack full|personal|days|few|all|large]
  *                              [--limit N | --limit a=N,b=M] [--dump FILE] [--dump-prior FILE]
  *
  * Data: LongMemEval-S (cleaned, MIT licence) at ../shared/data/longmemeval_s_dedup.json.gz; see
@@ -39,9 +43,9 @@ import { strayBuckets, type BucketRow } from './reliability.js';
 import { haystackMemory, holdsAnswer, isAbstention, loadDataset, questionHalf, type Haystack, type Protocol } from './longmemeval.js';
 
 const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' }, dump: { type: 'string' }, 'dump-prior': { type: 'string' }, haystack: { type: 'string', default: 'full' } } });
-const HAYSTACKS: Record<string, Haystack[]> = { full: ['full'], personal: ['personal'], days: ['days'], few: ['few'], all: ['full', 'personal', 'days', 'few'] };
+const HAYSTACKS: Record<string, Haystack[]> = { full: ['full'], personal: ['personal'], days: ['days'], few: ['few'], all: ['full', 'personal', 'days', 'few'], large: ['large'] };
 const haystacks = HAYSTACKS[values.haystack!];
-if (!haystacks) throw new Error(`--haystack must be full, personal, days, few or all, not ${values.haystack}`);
+if (!haystacks) throw new Error(`--haystack must be full, personal, days, few, all or large, not ${values.haystack}`);
 const BY_FLAG: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['other'], both: ['user', 'all'], abc: ['user', 'all', 'other'] };
 const protocols = BY_FLAG[values.protocol!];
 if (!protocols) throw new Error(`--protocol must be a, b, c, both or abc, not ${values.protocol}`);
@@ -254,4 +258,54 @@ if (fitsRange || fewSamples.length) {
   if (offLine) console.log(`\nstep 3, episode buckets of 30 items or more off by more than 0.1 (both episode maps), knots alone → with the fitted prior: ${offLine}`);
   const each = (slopes: Record<WireMap, number>) => Object.entries(slopes).map(([map, x]) => `${map}: ${x}`).join(', ');
   console.log(`\nWIRE_PRIOR = { reference: ${prior.reference}, least: ${prior.least}, most: ${prior.most}, slope: { ${each(prior.slope)} }, few: { ${each(prior.few)} } }   (fitted with the current WIRE_KNOTS${fitsRange ? '' : '; reference, range and slopes as in use'})`);
+}
+
+// Above the range (`--haystack large`): the prior was fitted on populations up to `most` and holds
+// there; is a memory of hundreds of conversations better served by carrying its slopes on, or by
+// slopes of its own? Per map, the shown items of the large haystack with the knots alone, with the
+// prior as in use, with the prior's range opened upwards, and with a slope fitted above it; the
+// log loss of each, and the episode buckets off.
+const large = priorSamples.filter((s) => s.haystack === 'large');
+if (large.length) {
+  const open: WirePrior = { ...WIRE_PRIOR, most: Infinity };
+  // Per map, a slope of its own above `most`, fitted like `few` below `least` (the lever
+  // ln(most / population), the prior in use in the offset): what a shift by the number of rivals
+  // alone could mend there.
+  const aboveLever = (s: PriorSample) => (s.population > WIRE_PRIOR.most ? Math.log(WIRE_PRIOR.most / s.population) : 0);
+  const inUse = (s: PriorSample) => shiftOdds(s.p, priorShift(s.map, s.population, WIRE_PRIOR));
+  const above: Partial<Record<WireMap, number>> = {};
+  for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
+    const part = large.filter((s) => s.map === map);
+    if (part.length === 0) continue;
+    const { weights: [g], errors: [error] } = fitOffset(part.map((s) => ({ ...s, p: inUse(s) })), (s) => [aboveLever(s)]);
+    above[map] = r4(g!);
+    console.log(`\nabove the range, map ${map}: slope ${r4(g!)} (standard error ${r4(error!)}), ${part.length} shown items`);
+  }
+  const loss = (list: PriorSample[], p: (s: PriorSample) => number) => list.reduce((a, s) => {
+    const q = Math.min(1 - 1e-6, Math.max(1e-6, p(s)));
+    return a - (s.label ? Math.log(q) : Math.log(1 - q));
+  }, 0);
+  const ways: [string, (s: PriorSample) => number][] = [
+    ['knots alone', (s) => s.p],
+    [`prior held at ${WIRE_PRIOR.most}, as in use`, (s) => shiftOdds(s.p, priorShift(s.map, s.population, WIRE_PRIOR))],
+    ['prior carried past it', (s) => shiftOdds(s.p, priorShift(s.map, s.population, open))],
+    ['slopes fitted above it', (s) => shiftOdds(inUse(s), (above[s.map] ?? 0) * aboveLever(s))],
+  ];
+  const episodesOff = ways.map(() => 0);
+  const episodesCounted = ways.map(() => 0);
+  for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
+    const part = large.filter((s) => s.map === map);
+    if (part.length === 0) continue;
+    const ns = part.map((s) => s.population);
+    console.log(`\nabove the range, map ${map}: large haystack, populations ${Math.min(...ns)}–${Math.max(...ns)}, ${part.length} shown items`);
+    ways.forEach(([name, p], i) => {
+      console.log(`  bucket     mean   hit    n   (${name}; log loss ${loss(part, p).toFixed(1)})\n${bucketTable(part.map((s) => ({ x: p(s), label: s.label })), (x) => x)}`);
+      if (map === 'episode' || map === 'shared_episode') {
+        const { off: strays, counted: n } = strayBuckets({ episodes: bucketRows(part.map((s) => ({ x: p(s), label: s.label })), (x) => x) });
+        episodesOff[i]! += strays.length;
+        episodesCounted[i]! += n;
+      }
+    });
+  }
+  console.log(`\nabove the range, all maps: log loss ${ways.map(([name, p]) => `${name} ${loss(large, p).toFixed(1)}`).join(', ')}; episode buckets of 30 items or more off by more than 0.1: ${ways.map(([name], i) => `${name} ${episodesOff[i]} of ${episodesCounted[i]}`).join(', ')}`);
 }

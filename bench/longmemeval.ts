@@ -144,9 +144,14 @@ export function protocolTurns(dataset: Dataset, sessionId: string, protocol: Pro
  * every session it holds. `few`: a memory just begun, of one to `FEW_MOST` personal chats (how many
  * is fixed per question by a hash of its id): its answer sessions and the personal chats next to
  * them in the haystack's order, a new user's first conversations, about the same kinds of things;
- * a question with more answer sessions than that keeps them all.
+ * a question with more answer sessions than that keeps them all. `large`: the full haystack and
+ * `LARGE_EXTRA` more conversations from the haystacks of other questions (`extraConversations`),
+ * a memory of about ten times as many conversations as LongMemEval's, the size of months of use.
  */
-export type Haystack = 'full' | 'personal' | 'days' | 'few';
+export type Haystack = 'full' | 'personal' | 'days' | 'few' | 'large';
+
+/** How many conversations of other questions' haystacks a `--haystack large` memory adds to the question's own. */
+export const LARGE_EXTRA = 450;
 
 /** How many personal chats make one stored conversation under `--haystack days`. */
 export const DAY_SESSIONS = 3;
@@ -155,7 +160,39 @@ export const DAY_SESSIONS = 3;
 export const FEW_MOST = 5;
 
 export function inHaystack(sessionId: string, haystack: Haystack): boolean {
-  return haystack === 'full' || !/^(?:sharegpt|ultrachat)_/.test(sessionId);
+  return haystack === 'full' || haystack === 'large' || !/^(?:sharegpt|ultrachat)_/.test(sessionId);
+}
+
+/** Every session of the dataset that answers no question, once each, in the dataset's order: what `large` memories add. */
+const extraPools = new WeakMap<Dataset, string[]>();
+function extraPool(dataset: Dataset): string[] {
+  let pool = extraPools.get(dataset);
+  if (!pool) {
+    const answers = new Set(dataset.questions.flatMap((q) => q.answer_session_ids));
+    pool = [...new Set(dataset.questions.flatMap((q) => q.haystack_session_ids))].filter((id) => !answers.has(id));
+    extraPools.set(dataset, pool);
+  }
+  return pool;
+}
+
+/**
+ * The conversations a `--haystack large` memory adds to the question's own haystack (none for the
+ * other haystacks): `LARGE_EXTRA` sessions of other questions' haystacks that answer no question
+ * and are not in this one's, picked by a hash of the question's id and theirs, each stored as
+ * `x<k>` (`k` its place in the dataset's pool) and dated as one of the question's own sessions
+ * (picked by the same hash), so the memory is one timeline. A session that answers no question
+ * holds no evidence a question's answer sessions contradict; it is a rival, never a hit.
+ */
+export function extraConversations(dataset: Dataset, q: Question, haystack: Haystack): { stored: string; sessionId: string; date: string }[] {
+  if (haystack !== 'large') return [];
+  const own = new Set(q.haystack_session_ids);
+  const pool = extraPool(dataset);
+  return pool
+    .map((sessionId, k) => ({ sessionId, k, rank: fnv1a(`${q.question_id}#${sessionId}`) }))
+    .filter((s) => !own.has(s.sessionId))
+    .sort((a, b) => a.rank - b.rank || a.k - b.k)
+    .slice(0, LARGE_EXTRA)
+    .map(({ sessionId, k, rank }) => ({ stored: `x${k}`, sessionId, date: q.haystack_dates[rank % q.haystack_dates.length]! }));
 }
 
 /** The haystack session indices a `few` memory holds, in order: the answer sessions and the personal chats next to them. */
@@ -180,8 +217,9 @@ export function haystackGroups(q: Question, haystack: Haystack): number[][] {
 /** The stored session id of a conversation (`s<i>`, or `s<i>_<j>_…` for several sessions). */
 export const storedId = (group: readonly number[]) => `s${group.join('_')}`;
 
-/** The haystack session ids a stored session id stands for. */
+/** The haystack session ids a stored session id stands for (an added conversation, `x<k>`, its own: never an answer). */
 export function sessionsOf(q: Question, stored: string): string[] {
+  if (stored.startsWith('x')) return [stored];
   return stored.slice(1).split('_').map((i) => q.haystack_session_ids[Number(i)]!);
 }
 
@@ -213,24 +251,29 @@ export function sideOf(turn: Turn, protocol: Protocol): 'user' | 'assistant' {
 
 /** Adds a question's haystack to a memory, in-process or reached over HTTP (`http-memory.ts`). */
 export async function fillHaystack<M extends BenchMemory>(memory: M, dataset: Dataset, q: Question, protocol: Protocol = 'user', haystack: Haystack = 'full', names = false): Promise<M> {
-  for (const group of haystackGroups(q, haystack)) {
-    const at = parseHaystackDate(q.haystack_dates[group[0]!]!);
-    const turns = group.flatMap((i) => protocolTurns(dataset, q.haystack_session_ids[i]!, protocol).map((t) => ({ ...t, session: i })));
-    if (turns.length === 0) continue;
-    const sessionId = storedId(group);
+  /** One stored conversation: its turns (each with the stored id of its session), dated from `at`; `lone` when it holds one session. */
+  const addConversation = async (sessionId: string, turns: { turn: Turn; index: number; session: string }[], at: number, lone: boolean) => {
+    if (turns.length === 0) return;
     await memory.add({
       session_id: sessionId,
       messages: turns.map(({ turn, index, session }, k) => ({
-        id: `s${session}t${index}`,
+        id: `${session}t${index}`,
         sender_id: sideOf(turn, protocol),
         role: sideOf(turn, protocol),
         ...(names ? { sender_name: SIDE_NAMES[turn.role] } : {}),
         // A lone session keeps its turns' own places (as before groups existed); a group counts on across its sessions.
-        timestamp: at + (group.length === 1 ? index : k) * 1000,
+        timestamp: at + (lone ? index : k) * 1000,
         content: turn.content,
       })),
     });
     await memory.flush({ session_id: sessionId });
+  };
+  for (const group of haystackGroups(q, haystack)) {
+    const turns = group.flatMap((i) => protocolTurns(dataset, q.haystack_session_ids[i]!, protocol).map((t) => ({ ...t, session: `s${i}` })));
+    await addConversation(storedId(group), turns, parseHaystackDate(q.haystack_dates[group[0]!]!), group.length === 1);
+  }
+  for (const extra of extraConversations(dataset, q, haystack)) {
+    await addConversation(extra.stored, protocolTurns(dataset, extra.sessionId, protocol).map((t) => ({ ...t, session: extra.stored })), parseHaystackDate(extra.date), true);
   }
   return memory;
 }
