@@ -167,6 +167,8 @@ const bucketTable = (list: Sample[], map: (x: number) => number) =>
   bucketRows(list, map).map((r) => `  ${r.bucket}  ${f3(r.mean_score)}  ${f3(r.hit_rate)}  ${String(r.count).padStart(5)}`).join('\n');
 
 const r4 = (x: number) => Number(x.toFixed(4));
+/** Every wire map, in the order the steps print them. */
+const MAPS = ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const;
 const through = (knots: Knots) => (x: number) => throughKnots(x, knots);
 const platts: string[] = [];
 for (const kind of ['unit', 'child'] as const) {
@@ -180,7 +182,7 @@ for (const kind of ['unit', 'child'] as const) {
 }
 const knotLines: string[] = [];
 const gaps: number[] = [];
-for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
+for (const map of MAPS) {
   if (shown[map].length === 0) continue;
   const knots = isotonicKnots(shown[map]).map(([x, y]) => [r4(x), r4(y)] as [number, number]);
   console.log(`\nstep 2, map ${map}, shown in the top 10: ${shown[map].length} items (${shown[map].filter((s) => s.label).length} hits)`);
@@ -225,7 +227,7 @@ if (fitsRange || fewSamples.length) {
     const { off: strays, counted } = strayBuckets({ episodes: bucketRows(part.map((s) => ({ x: p(s), label: s.label })), (x) => x) });
     return [strays.length, counted];
   };
-  for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
+  for (const map of MAPS) {
     const list = ranged.filter((s) => s.map === map);
     if (fitsRange && list.length) {
       const { weights: [g], errors: [error] } = fitOffset(list, (s) => [lever(s, prior)]);
@@ -274,7 +276,7 @@ if (large.length) {
   const aboveLever = (s: PriorSample) => (s.population > WIRE_PRIOR.most ? Math.log(WIRE_PRIOR.most / s.population) : 0);
   const inUse = (s: PriorSample) => shiftOdds(s.p, priorShift(s.map, s.population, WIRE_PRIOR));
   const above: Partial<Record<WireMap, number>> = {};
-  for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
+  for (const map of MAPS) {
     const part = large.filter((s) => s.map === map);
     if (part.length === 0) continue;
     const { weights: [g], errors: [error] } = fitOffset(part.map((s) => ({ ...s, p: inUse(s) })), (s) => [aboveLever(s)]);
@@ -287,21 +289,22 @@ if (large.length) {
   }, 0);
   const ways: [string, (s: PriorSample) => number][] = [
     ['knots alone', (s) => s.p],
-    [`prior held at ${WIRE_PRIOR.most}, as in use`, (s) => shiftOdds(s.p, priorShift(s.map, s.population, WIRE_PRIOR))],
+    [`prior held at ${WIRE_PRIOR.most}, as in use`, inUse],
     ['prior carried past it', (s) => shiftOdds(s.p, priorShift(s.map, s.population, open))],
     ['slopes fitted above it', (s) => shiftOdds(inUse(s), (above[s.map] ?? 0) * aboveLever(s))],
   ];
   const episodesOff = ways.map(() => 0);
   const episodesCounted = ways.map(() => 0);
-  for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
+  for (const map of MAPS) {
     const part = large.filter((s) => s.map === map);
     if (part.length === 0) continue;
     const ns = part.map((s) => s.population);
     console.log(`\nabove the range, map ${map}: large haystack, populations ${Math.min(...ns)}–${Math.max(...ns)}, ${part.length} shown items`);
     ways.forEach(([name, p], i) => {
-      console.log(`  bucket     mean   hit    n   (${name}; log loss ${loss(part, p).toFixed(1)})\n${bucketTable(part.map((s) => ({ x: p(s), label: s.label })), (x) => x)}`);
+      const scored = part.map((s) => ({ x: p(s), label: s.label }));
+      console.log(`  bucket     mean   hit    n   (${name}; log loss ${loss(part, p).toFixed(1)})\n${bucketTable(scored, (x) => x)}`);
       if (map === 'episode' || map === 'shared_episode') {
-        const { off: strays, counted: n } = strayBuckets({ episodes: bucketRows(part.map((s) => ({ x: p(s), label: s.label })), (x) => x) });
+        const { off: strays, counted: n } = strayBuckets({ episodes: bucketRows(scored, (x) => x) });
         episodesOff[i]! += strays.length;
         episodesCounted[i]! += n;
       }

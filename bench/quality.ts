@@ -135,9 +135,10 @@ interface Outcome {
 
 /** Stemmed BM25 over the protocol's stored conversations (one document each), the baseline to beat. */
 async function bm25Sessions(ds: Dataset, q: Question, protocol: Protocol): Promise<string[]> {
+  const text = (sessionIds: string[]) => sessionIds.flatMap((id) => protocolTurns(ds, id, protocol).map(({ turn }) => turn.content)).join('\n');
   const docs = [
-    ...haystackGroups(q, haystack).map((group) => ({ id: storedId(group), text: group.flatMap((i) => protocolTurns(ds, q.haystack_session_ids[i]!, protocol).map(({ turn }) => turn.content)).join('\n') })),
-    ...extraConversations(ds, q, haystack).map((extra) => ({ id: extra.stored, text: protocolTurns(ds, extra.sessionId, protocol).map(({ turn }) => turn.content).join('\n') })),
+    ...haystackGroups(q, haystack).map((group) => ({ id: storedId(group), text: text(group.map((i) => q.haystack_session_ids[i]!)) })),
+    ...extraConversations(ds, q, haystack).map((extra) => ({ id: extra.stored, text: text([extra.sessionId]) })),
   ].filter((d) => d.text.trim());
   return sessionsInOrder(q, await (await stemmedBm25(docs))(asked(q)));
 }

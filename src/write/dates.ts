@@ -19,18 +19,20 @@ import * as zh from 'chrono-node/zh';
 
 const DAY = 86_400_000;
 
-/** The tag chrono's time-of-day parser puts on what it reads. */
-const TIME_OF_DAY_TAG = 'parser/ENTimeExpressionParser';
-
 /**
- * Whether a chrono parser is its time-of-day parser, known by what it does: alone, it reads "10:30
- * pm" and tags the result. Not by its class name, which a minifier renames: the library's bundle
- * and the demo's are minified, and there a filter by name kept the parser, so a browser dated
- * "tomorrow at 5pm" as one phrase where Node dates "tomorrow", and wrote other facts.
+ * Whether chrono, configured with `parsers` and `refiners` alone, tags what it reads in `probe`
+ * with `tag`: how a parser or refiner of chrono's is known by what it does. Not by its class name,
+ * which a minifier renames: the library's bundle and the demo's are minified, and there a filter
+ * by name kept the time-of-day parser, so a browser dated "tomorrow at 5pm" as one phrase where
+ * Node dates "tomorrow", and wrote other facts.
  */
+function tagsWith(configuration: Pick<chrono.Chrono, 'parsers' | 'refiners'>, probe: string, tag: string): boolean {
+  return new chrono.Chrono(configuration).parse(probe, new Date(0)).some((r) => r.start.tags().has(tag));
+}
+
+/** Whether a chrono parser is its time-of-day parser: alone, it reads "10:30 pm" and tags the result. */
 export function readsTimeOfDay(parser: chrono.Chrono['parsers'][number]): boolean {
-  const alone = new chrono.Chrono({ parsers: [parser], refiners: [] });
-  return alone.parse('10:30 pm', new Date(0)).some((r) => r.start.tags().has(TIME_OF_DAY_TAG));
+  return tagsWith({ parsers: [parser], refiners: [] }, '10:30 pm', 'parser/ENTimeExpressionParser');
 }
 
 /**
@@ -46,30 +48,20 @@ export const english = (() => {
 })();
 
 /**
- * Whether a chrono refiner is its "end of …" refiner ("the end of March", "last day of the
- * month"), known by the tag it puts on what it moves. For every date it reads it matches a pattern
- * anchored at the date against all the text before it, which costs the text's length per date: a
- * message of many dates took time growing with their square.
+ * `english` without chrono's "end of …" refiner ("the end of March", "last day of the month"),
+ * for a text where it cannot act. For every date it reads, that refiner matches a pattern anchored
+ * at the date against all the text before it, which costs the text's length per date: a message of
+ * many dates took time growing with their square. It moves a date only when the words before it
+ * end in "end of" or "last day of", so a text without either reads the same without it. Exported
+ * for the test that checks it lacks exactly that refiner.
  */
-function movesToEndOf(refiner: chrono.Chrono['refiners'][number]): boolean {
-  const alone = new chrono.Chrono({ parsers: chrono.casual.parsers, refiners: [refiner] });
-  return alone.parse('the end of March', new Date(0)).some((r) => r.start.tags().has('refiner/ENEndOfPeriodRefiner'));
-}
-
-/**
- * `english` without the "end of …" refiner, for a text where it cannot act: it moves a date only
- * when the words before it end in "end of" or "last day of", so a text without either reads the
- * same without it, in time linear in its length.
- */
-const englishNoEndOf = (() => {
+export const englishNoEndOf = (() => {
   const c = english.clone();
-  c.refiners = c.refiners.filter((r) => !movesToEndOf(r));
+  c.refiners = c.refiners.filter((r) => !tagsWith({ parsers: chrono.casual.parsers, refiners: [r] }, 'the end of March', 'refiner/ENEndOfPeriodRefiner'));
   return c;
 })();
 /** Words the "end of …" refiner looks for before a date (a superset of its own pattern). */
 const END_OF = /(?:last\s+day|end)\s+of/i;
-/** Both English parsers, for the test that checks the second lacks exactly the one refiner. */
-export const englishParsers = { english, englishNoEndOf };
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 export type Precision = 'day' | 'week' | 'month' | 'year';
@@ -307,10 +299,9 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
   for (const m of text.matchAll(/\b(?:on )?the (\d{1,2})(?:st|nd|rd|th)\b(?! of\b)/gi)) {
     const day = Number(m[1]);
     if (day < 1 || day > 31) continue;
-    const month = firstMonth;
-    const base = new Date(month ? month.at : today);
+    const base = new Date(firstMonth ? firstMonth.at : today);
     let at = Date.UTC(base.getUTCFullYear(), base.getUTCMonth(), day);
-    if (!month) {
+    if (!firstMonth) {
       if (!past && at < today) at = Date.UTC(base.getUTCFullYear(), base.getUTCMonth() + 1, day);
       if (past && at > today) at = Date.UTC(base.getUTCFullYear(), base.getUTCMonth() - 1, day);
     }
