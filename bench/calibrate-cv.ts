@@ -18,14 +18,15 @@
  * range's least, as the wire did before `few`.
  */
 import { readFileSync } from 'node:fs';
-import { throughKnots, WIRE_PRIOR } from '../src/search/scores.js';
+import { aboveLever, priorOdds, throughKnots, WIRE_PRIOR } from '../src/search/scores.js';
 import { isotonicKnots, MIN_PER_KNOT, type Sample } from './isotonic.js';
 import { fnv1a } from './longmemeval.js';
 import { fewLever, fitOffset, lever, logit, sigmoid, type PriorSample } from './prior-fit.js';
 
 const priorMode = process.argv[2] === '--prior';
-const file = process.argv[priorMode ? 3 : 2];
-if (!file) throw new Error('usage: npx tsx bench/calibrate-cv.ts [--prior] FILE (from bench/calibrate.ts --dump FILE, or --dump-prior FILE)');
+const files = process.argv.slice(priorMode ? 3 : 2);
+const file = files[0];
+if (!file) throw new Error('usage: npx tsx bench/calibrate-cv.ts [--prior] FILE... (from bench/calibrate.ts --dump FILE, or --dump-prior FILE)');
 const EPISODE_MAPS = new Set(['episode', 'shared_episode']);
 
 /** A middle bit of FNV-1a: its low bit is the parity of the text's characters, the halves' own split. */
@@ -55,13 +56,30 @@ function offOf(rows: readonly number[][]): { off: number; counted: number; gaps:
 }
 
 if (priorMode) {
-  const samples: PriorSample[] = JSON.parse(readFileSync(file, 'utf8'));
-  const forms: { name: string; features: (s: PriorSample) => number[] }[] = [
+  // Several dumps (of other haystacks) are read as one.
+  const samples: PriorSample[] = files.flatMap((f) => JSON.parse(readFileSync(f, 'utf8')) as PriorSample[]);
+  const baseOf = (s: PriorSample) => logit(s.p);
+  // A form's fitted weights add to `base` (default: the knots' own log-odds).
+  const forms: { name: string; features: (s: PriorSample) => number[]; base?: (s: PriorSample) => number }[] = [
     { name: 'none', features: () => [] },
     { name: 'slope', features: (s) => [lever(s, WIRE_PRIOR)] },
     { name: 'slope + square', features: (s) => [lever(s, WIRE_PRIOR), lever(s, WIRE_PRIOR) ** 2] },
     { name: 'slope + few (in use)', features: (s) => [lever(s, WIRE_PRIOR), fewLever(s, WIRE_PRIOR)] },
   ];
+  // Above the range (a dump of `--haystack large`): the prior in use below `most` held, and what
+  // is fitted above it on ln(population / most), the population clamped to the dump's largest.
+  const largest = Math.max(...samples.map((s) => s.population));
+  if (largest > WIRE_PRIOR.most) {
+    const still = { spread: 0, slope: 0 };
+    const range = { ...WIRE_PRIOR, largest, above: { episode: still, fact: still, shared_episode: still, shared_fact: still, passage: still } };
+    const held = (s: PriorSample) => logit(priorOdds(s.p, s.map, s.population, range));
+    const above = (s: PriorSample) => aboveLever(s.population, range);
+    forms.push(
+      { name: `held at ${WIRE_PRIOR.most}`, features: () => [], base: held },
+      { name: 'held + slope above', features: (s) => [above(s)], base: held },
+      { name: 'held + spread, slope above', features: (s) => [held(s) * above(s), above(s)], base: held },
+    );
+  }
   const maps = [...new Set(samples.map((s) => s.map))];
   const haystacks = [...new Set(samples.map((s) => s.haystack))];
   console.log('form                  held-out log loss   buckets off by > 0.1 (of those with >= 15 items), per haystack and kind');
@@ -73,9 +91,9 @@ if (priorMode) {
         const inFit = (s: PriorSample) => bit(s.q + salt) === side;
         const tables = new Map<string, number[][]>();
         for (const map of maps) {
-          const { weights } = fitOffset(samples.filter((s) => s.map === map && inFit(s)), form.features);
+          const { weights } = fitOffset(samples.filter((s) => s.map === map && inFit(s)), form.features, form.base);
           for (const s of samples.filter((s) => s.map === map && !inFit(s))) {
-            const y = sigmoid(logit(s.p) + form.features(s).reduce((a, x, i) => a + x * weights[i]!, 0));
+            const y = sigmoid((form.base ?? baseOf)(s) + form.features(s).reduce((a, x, i) => a + x * weights[i]!, 0));
             loss -= Math.log(Math.max(1e-9, s.label ? y : 1 - y));
             const key = `${s.haystack}/${EPISODE_MAPS.has(map) ? 'episodes' : 'facts'}`;
             if (!tables.has(key)) tables.set(key, Array.from({ length: 10 }, () => [0, 0, 0]));

@@ -19,10 +19,11 @@
  *      to a conversation, about 8); and below that range (`few`), on the third (few: a memory of
  *      one to five chats), with the range's prior in the offset (`--haystack few` fits that slope
  *      alone, the rest as in use). Steps 1 and 2 fit LongMemEval's own haystack only. Above that
- *      range (`--haystack large`: memories of about 500 conversations) the shown items'
- *      reliability is printed with the prior held at `most`, as in use, with its slopes carried on
- *      past it, and with a slope per map fitted above it: whether the number of rivals alone says
- *      what a score means there.
+ *      range (`--haystack large`: memories of about 500 conversations), `WIRE_PRIOR.above`: per
+ *      map a spread and a slope on ln(population / most), with the prior held at `most` in the
+ *      offset; the shown items' reliability is printed with the knots alone, the prior held at
+ *      `most`, its slopes carried on past it, a slope alone fitted above it, the spread and slope
+ *      fitted, and as in use.
  *
  * Ranking does not change with any of them; run it again after changing step 1's constants, since
  * step 2 is fitted on the scores they give, and step 3 on step 2's. `npm run bench:quality` checks
@@ -36,9 +37,9 @@
  */
 import { parseArgs } from 'node:util';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
-import { priorShift, shiftOdds, throughKnots, WIRE_KNOTS, WIRE_PRIOR, type Knots, type WireMap, type WirePrior } from '../src/search/scores.js';
+import { aboveLever, priorOdds, priorShift, shiftOdds, throughKnots, undoPriorOdds, WIRE_KNOTS, WIRE_PRIOR, type Knots, type WireMap, type WirePrior } from '../src/search/scores.js';
 import { isotonicKnots, type Sample } from './isotonic.js';
-import { fewLever, fitOffset, lever, sigmoid, withinRange, type PriorSample } from './prior-fit.js';
+import { fewLever, fitOffset, lever, logit, sigmoid, withinRange, type PriorSample } from './prior-fit.js';
 import { strayBuckets, type BucketRow } from './reliability.js';
 import { haystackMemory, holdsAnswer, isAbstention, loadDataset, questionHalf, type Haystack, type Protocol } from './longmemeval.js';
 
@@ -107,7 +108,7 @@ for (const haystack of haystacks) for (const protocol of protocols) {
     if (fitsMaps) fullPopulations.push(population);
     const record = (score: number, map: WireMap, label: 0 | 1) => {
       // The wire score undone: first the prior in use, then the knots.
-      const p = shiftOdds(score, -priorShift(map, population));
+      const p = undoPriorOdds(score, map, population);
       if (fitsMaps) shown[map].push({ x: undoKnots(p, WIRE_KNOTS[map]), label, q: q.question_id, p: protocol });
       priorSamples.push({ p, label, population, haystack, map, q: q.question_id, protocol });
     };
@@ -262,26 +263,32 @@ if (fitsRange || fewSamples.length) {
   console.log(`\nWIRE_PRIOR = { reference: ${prior.reference}, least: ${prior.least}, most: ${prior.most}, slope: { ${each(prior.slope)} }, few: { ${each(prior.few)} } }   (fitted with the current WIRE_KNOTS${fitsRange ? '' : '; reference, range and slopes as in use'})`);
 }
 
-// Above the range (`--haystack large`): the prior was fitted on populations up to `most` and holds
-// there; is a memory of hundreds of conversations better served by carrying its slopes on, or by
-// slopes of its own? Per map, the shown items of the large haystack with the knots alone, with the
-// prior as in use, with the prior's range opened upwards, and with a slope fitted above it; the
-// log loss of each, and the episode buckets off.
+// Above the range (`--haystack large`): the prior was fitted on populations up to `most`; how is
+// a memory of hundreds of conversations served? Per map, the shown items of the large haystack with
+// the knots alone, with the prior held at `most`, with its slopes carried on past it, with a slope
+// fitted above it (a shift by the number of rivals alone), and with a spread and a slope fitted
+// above it (`WIRE_PRIOR.above`: the log-odds also stretched or pressed together, since among ten
+// times as many rivals the competition's scores spread otherwise); the log loss of each, the
+// episode buckets off, and the prior with `above` fitted. Ways 4 and 5 are fitted per map with the
+// prior held at `most` in the offset, on the lever ln(population / most) (`aboveLever`).
 const large = priorSamples.filter((s) => s.haystack === 'large');
 if (large.length) {
-  const open: WirePrior = { ...WIRE_PRIOR, most: Infinity };
-  // Per map, a slope of its own above `most`, fitted like `few` below `least` (the lever
-  // ln(most / population), the prior in use in the offset): what a shift by the number of rivals
-  // alone could mend there.
-  const aboveLever = (s: PriorSample) => (s.population > WIRE_PRIOR.most ? Math.log(WIRE_PRIOR.most / s.population) : 0);
-  const inUse = (s: PriorSample) => shiftOdds(s.p, priorShift(s.map, s.population, WIRE_PRIOR));
-  const above: Partial<Record<WireMap, number>> = {};
+  const still = { spread: 0, slope: 0 };
+  const held: WirePrior = { ...WIRE_PRIOR, above: { episode: still, fact: still, shared_episode: still, shared_fact: still, passage: still } };
+  const fitted: WirePrior = { ...held, largest: Math.max(...large.map((s) => s.population)), above: { ...held.above } };
+  const open: WirePrior = { ...held, most: Infinity };
+  const L = (s: PriorSample) => aboveLever(s.population, fitted);
+  const heldP = (s: PriorSample) => priorOdds(s.p, s.map, s.population, held);
+  const shifted: Partial<Record<WireMap, number>> = {};
   for (const map of MAPS) {
     const part = large.filter((s) => s.map === map);
     if (part.length === 0) continue;
-    const { weights: [g], errors: [error] } = fitOffset(part.map((s) => ({ ...s, p: inUse(s) })), (s) => [aboveLever(s)]);
-    above[map] = r4(g!);
-    console.log(`\nabove the range, map ${map}: slope ${r4(g!)} (standard error ${r4(error!)}), ${part.length} shown items`);
+    const onHeld = part.map((s) => ({ ...s, p: heldP(s) }));
+    const { weights: [g], errors: [error] } = fitOffset(onHeld, (s) => [-L(s)]);
+    shifted[map] = r4(g!);
+    const { weights: [spread, slope], errors: [spreadError, slopeError] } = fitOffset(onHeld, (s) => [logit(s.p) * L(s), L(s)]);
+    fitted.above[map] = { spread: r4(spread!), slope: r4(slope!) };
+    console.log(`\nabove the range, map ${map}: ${part.length} shown items; a slope alone ${r4(g!)} (standard error ${r4(error!)}); spread ${r4(spread!)} (${r4(spreadError!)}) and slope ${r4(slope!)} (${r4(slopeError!)})`);
   }
   const loss = (list: PriorSample[], p: (s: PriorSample) => number) => list.reduce((a, s) => {
     const q = Math.min(1 - 1e-6, Math.max(1e-6, p(s)));
@@ -289,9 +296,11 @@ if (large.length) {
   }, 0);
   const ways: [string, (s: PriorSample) => number][] = [
     ['knots alone', (s) => s.p],
-    [`prior held at ${WIRE_PRIOR.most}, as in use`, inUse],
+    [`prior held at ${WIRE_PRIOR.most}`, heldP],
     ['prior carried past it', (s) => shiftOdds(s.p, priorShift(s.map, s.population, open))],
-    ['slopes fitted above it', (s) => shiftOdds(inUse(s), (above[s.map] ?? 0) * aboveLever(s))],
+    ['a slope fitted above it', (s) => shiftOdds(heldP(s), -(shifted[s.map] ?? 0) * L(s))],
+    ['spread and slope fitted above it', (s) => priorOdds(s.p, s.map, s.population, fitted)],
+    ['in use', (s) => priorOdds(s.p, s.map, s.population)],
   ];
   const episodesOff = ways.map(() => 0);
   const episodesCounted = ways.map(() => 0);
@@ -311,4 +320,6 @@ if (large.length) {
     });
   }
   console.log(`\nabove the range, all maps: log loss ${ways.map(([name, p]) => `${name} ${loss(large, p).toFixed(1)}`).join(', ')}; episode buckets of 30 items or more off by more than 0.1: ${ways.map(([name], i) => `${name} ${episodesOff[i]} of ${episodesCounted[i]}`).join(', ')}`);
+  const each = Object.entries(fitted.above).map(([map, { spread, slope }]) => `${map}: { spread: ${spread}, slope: ${slope} }`).join(', ');
+  console.log(`\nWIRE_PRIOR above the range: largest: ${fitted.largest}, above: { ${each} }   (fitted with the current WIRE_KNOTS and the prior below ${WIRE_PRIOR.most} in use)`);
 }

@@ -76,7 +76,9 @@ export const LANES: Lane[] = [
   { id: 'quality-c-few', argv: ['npm', 'run', '-s', 'bench:quality', '--', '--protocol', 'c', '--haystack', 'few', '--methods', 'hybrid'], teacher: false,
     readme: 'few haystack reliability (c): 2 of 13 (0.14); facts 0.4-0.6; Limits. NOTE: AMBIGUOUS - no --limit written (all 238 q), unlike (c)\'s usual --limit 120; taken literally' },
   { id: 'quality-a-large', argv: ['npm', 'run', '-s', 'bench:quality', '--', '--protocol', 'a', '--haystack', 'large'], teacher: false,
-    readme: 'About 11 min. Paragraph "A memory of hundreds of conversations" (report half (a), 238 q): R_all@5/@10/nDCG@10 keyword .550/.706/.621, vector .555/.689/.657, hybrid .731/.794/.773, bm25 .487/.618/.548, outside fusions; per type (preferences .583 vs .667, single-session-user tie .946); reliability: episodes 0.8-0.9 56% of 73, 0.9-1.0 81% of 206, facts 0.5-0.9 35-55%, 14 of 20 buckets off; Limits "Scores in a small or a large memory"' },
+    readme: 'About 14 min. Paragraph "A memory of hundreds of conversations" (report half (a), 238 q): R_all@5/@10/nDCG@10 keyword .550/.706/.621, vector .555/.689/.657, hybrid .731/.794/.773, bm25 .487/.618/.548, outside fusions; per type (preferences .583 vs .667, single-session-user tie .946); reliability with WIRE_PRIOR.above: 2 of 20 buckets off (episodes 0.7-0.8 63% of 49, facts 0.4-0.5 35% of 178), episodes 0.9-1.0 93% of 97; abstention best episode 0.620 on average; Limits "Scores in a small or a large memory"' },
+  { id: 'quality-a-medium', argv: ['npm', 'run', '-s', 'bench:quality', '--', '--protocol', 'a', '--haystack', 'medium'], teacher: false,
+    readme: 'About 8 min. Paragraph "A memory of hundreds of conversations": medium haystack (about 200 conversations, populations between the fitted range and the large haystack) report half (a): hybrid R_all@10, reliability buckets off with the interpolated WIRE_PRIOR.above; Limits "Scores in a small or a large memory"' },
   { id: 'quality-a-dims16', argv: ['npm', 'run', '-s', 'bench:quality', '--', '--protocol', 'a', '--methods', 'keyword,vector,hybrid', '--embedder-dims', '16'], teacher: false,
     readme: 'embedder table "first 16 dimensions" row (with N=16); per-type and outside fusions at 16 dims (z .916/.904, RRF .903/.866). (.895/.889 is historical, pre granularity change)' },
   { id: 'quality-a-dims8', argv: ['npm', 'run', '-s', 'bench:quality', '--', '--protocol', 'a', '--methods', 'keyword,vector,hybrid', '--embedder-dims', '8'], teacher: false,
@@ -104,7 +106,7 @@ export const LANES: Lane[] = [
   { id: 'calibrate-abc-few', argv: ['npx', 'tsx', 'bench/calibrate.ts', '--protocol', 'abc', '--haystack', 'few'], teacher: false,
     readme: 'EXPENSIVE. few slopes fitted on the few haystack\'s fit half: 5.51, 4.10 (episodes), 2.80, 1.83 (facts), 1.23 (passages) ' },
   { id: 'calibrate-abc-large', argv: ['npx', 'tsx', 'bench/calibrate.ts', '--protocol', 'abc', '--haystack', 'large', '--limit', 'b=60,c=60'], teacher: false,
-    readme: 'EXPENSIVE (about 40 min). Paragraph "A memory of hundreds of conversations": fit-half tables above the range (owner-only episodes 0.2-0.7 at 55-80% with the prior carried past 58); log loss 4,287 carried / 4,080 in use / 4,049 with a slope per map fitted above 58 (0.02-0.19, not adopted); episode buckets off 6 of 13 vs 6 of 14' },
+    readme: 'EXPENSIVE (about 45 min). Paragraph "A memory of hundreds of conversations": WIRE_PRIOR above the range (spreads -0.18 to -0.23, slopes -0.24 to -0.36, largest 506) must equal src/search/scores.ts; log loss 3,633 in use / 4,080 held at 58 / 4,287 carried / 4,049 slope alone; episode buckets off 2 of 15 vs 6 of 14' },
 
   // ---------------- bench:conversations (bench/conversations.ts): default --half all (NOT report), so --half is always given ----------------
   { id: 'conversations-report', argv: ['npm', 'run', '-s', 'bench:conversations', '--', '--half', 'report'], teacher: false,

@@ -146,12 +146,16 @@ export function protocolTurns(dataset: Dataset, sessionId: string, protocol: Pro
  * them in the haystack's order, a new user's first conversations, about the same kinds of things;
  * a question with more answer sessions than that keeps them all. `large`: the full haystack and
  * `LARGE_EXTRA` more conversations from the haystacks of other questions (`extraConversations`),
- * a memory of about ten times as many conversations as LongMemEval's, the size of months of use.
+ * a memory of about ten times as many conversations as LongMemEval's, the size of months of use;
+ * `medium`: the full haystack and the first `MEDIUM_EXTRA` of those, a memory of about 200.
  */
-export type Haystack = 'full' | 'personal' | 'days' | 'few' | 'large';
+export type Haystack = 'full' | 'personal' | 'days' | 'few' | 'medium' | 'large';
 
 /** How many conversations of other questions' haystacks a `--haystack large` memory adds to the question's own. */
 export const LARGE_EXTRA = 450;
+
+/** How many of those a `--haystack medium` memory adds: the first of the same list. */
+export const MEDIUM_EXTRA = 150;
 
 /** How many personal chats make one stored conversation under `--haystack days`. */
 export const DAY_SESSIONS = 3;
@@ -160,7 +164,7 @@ export const DAY_SESSIONS = 3;
 export const FEW_MOST = 5;
 
 export function inHaystack(sessionId: string, haystack: Haystack): boolean {
-  return haystack === 'full' || haystack === 'large' || !/^(?:sharegpt|ultrachat)_/.test(sessionId);
+  return haystack === 'full' || haystack === 'medium' || haystack === 'large' || !/^(?:sharegpt|ultrachat)_/.test(sessionId);
 }
 
 /** Every session of the dataset that answers no question, once each, in the dataset's order: what `large` memories add. */
@@ -176,7 +180,8 @@ function extraPool(dataset: Dataset): string[] {
 }
 
 /**
- * The conversations a `--haystack large` memory adds to the question's own haystack (none for the
+ * The conversations a `--haystack large` memory adds to the question's own haystack (the first
+ * `MEDIUM_EXTRA` of them for `medium`, none for the
  * other haystacks): `LARGE_EXTRA` sessions of other questions' haystacks that answer no question
  * and are not in this one's, picked by a hash of the question's id and theirs, each stored as
  * `x<k>` (`k` its place in the dataset's pool) and dated as one of the question's own sessions
@@ -184,14 +189,15 @@ function extraPool(dataset: Dataset): string[] {
  * holds no evidence a question's answer sessions contradict; it is a rival, never a hit.
  */
 export function extraConversations(dataset: Dataset, q: Question, haystack: Haystack): { stored: string; sessionId: string; date: string }[] {
-  if (haystack !== 'large') return [];
+  const count = haystack === 'large' ? LARGE_EXTRA : haystack === 'medium' ? MEDIUM_EXTRA : 0;
+  if (count === 0) return [];
   const own = new Set(q.haystack_session_ids);
   const pool = extraPool(dataset);
   return pool
     .map((sessionId, k) => ({ sessionId, k, rank: fnv1a(`${q.question_id}#${sessionId}`) }))
     .filter((s) => !own.has(s.sessionId))
     .sort((a, b) => a.rank - b.rank || a.k - b.k)
-    .slice(0, LARGE_EXTRA)
+    .slice(0, count)
     .map(({ sessionId, k, rank }) => ({ stored: `x${k}`, sessionId, date: q.haystack_dates[rank % q.haystack_dates.length]! }));
 }
 

@@ -41,11 +41,11 @@ export const logit = (p: number): number => {
 export const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
 
 /**
- * Logistic regression of the labels on `features(s)` with `logit(s.p)` as a fixed offset and no
- * intercept (Newton's method): the log-odds a prior adds to the knots' own. Returns the weights
- * and their standard errors.
+ * Logistic regression of the labels on `features(s)` with `base(s)` (default `logit(s.p)`) as a
+ * fixed offset and no intercept (Newton's method): the log-odds a prior adds to the knots' own.
+ * Returns the weights and their standard errors.
  */
-export function fitOffset(list: readonly PriorSample[], features: (s: PriorSample) => readonly number[]): { weights: number[]; errors: number[] } {
+export function fitOffset(list: readonly PriorSample[], features: (s: PriorSample) => readonly number[], base: (s: PriorSample) => number = (s) => logit(s.p)): { weights: number[]; errors: number[] } {
   const k = list.length ? features(list[0]!).length : 0;
   const w = new Array<number>(k).fill(0);
   let info: number[][] = [];
@@ -54,7 +54,7 @@ export function fitOffset(list: readonly PriorSample[], features: (s: PriorSampl
     info = Array.from({ length: k }, (_, i) => Array.from({ length: k }, (_, j) => (i === j ? 1e-9 : 0)));
     for (const s of list) {
       const x = features(s);
-      const p = sigmoid(logit(s.p) + x.reduce((a, xi, i) => a + xi * w[i]!, 0));
+      const p = sigmoid(base(s) + x.reduce((a, xi, i) => a + xi * w[i]!, 0));
       for (let i = 0; i < k; i++) {
         grad[i]! += (s.label - p) * x[i]!;
         for (let j = 0; j < k; j++) info[i]![j]! += p * (1 - p) * x[i]! * x[j]!;

@@ -23,7 +23,7 @@
  *
  *   npm run bench:quality -- [--protocol a|b|c|both|abc] [--half report|fit|all] [--limit N]
  *                            [--methods keyword,vector,hybrid,agentic] [--contract-defaults] [--json]
- *                            [--embedder-dims N] [--haystack full|personal|days|few|large] [--agentic-expansion]
+ *                            [--embedder-dims N] [--haystack full|personal|days|few|medium|large] [--agentic-expansion]
  *                            [--via memory|http] [--reranker none|teacher] [--names] [--misses]
  *
  * Data: LongMemEval-S (cleaned), MIT licence, expected at ../shared/data/longmemeval_s_dedup.json.gz
@@ -35,7 +35,8 @@
  * `--haystack few` holds one to five of them, the answer sessions among them, a memory just begun
  * (`top_k` then shows nearly all of it: what it measures is the scores' reliability); `--haystack large`
  * adds 450 conversations of other questions' haystacks to the full one (`extraConversations`), a
- * memory of about 500, where a score weighs ten times as many rivals as LongMemEval's.
+ * memory of about 500, where a score weighs ten times as many rivals as LongMemEval's; `--haystack
+ * medium` the first 150 of those, a memory of about 200.
  * `--agentic-expansion` turns on agentic's expansion round (`createMemory({ agenticExpansion })`).
  * `--via http` builds every memory through `npm run serve` and its EverOS routes instead of in-process
  * (`http-memory.ts`): what an outside evaluation measures. `--reranker teacher` gives agentic search
@@ -57,7 +58,7 @@ import { OUTSIDE_FUSIONS, outsideFusionSessions } from './outside-fusion.js';
 import { stemmedBm25 } from './stemmed-bm25.js';
 import {
   BM25_REPLICATION, evidenceTurns, fillHaystack, haystackGroups, haystackMemory, holdsAnswer, isAbstention, loadDataset, protocolTurns, questionHalf, rankedSessions, recallAll, scoreWithTurns, sessionsInOrder, storedId, turnRecall,
-  DAY_SESSIONS, FEW_MOST, LARGE_EXTRA, extraConversations, namedQuestion, type Dataset, type Haystack, type Metrics, type Protocol, type Question, type TurnRecall,
+  DAY_SESSIONS, FEW_MOST, LARGE_EXTRA, MEDIUM_EXTRA, extraConversations, namedQuestion, type Dataset, type Haystack, type Metrics, type Protocol, type Question, type TurnRecall,
 } from './longmemeval.js';
 
 const { values } = parseArgs({
@@ -83,7 +84,7 @@ const PROTOCOLS: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['ot
 const protocols = PROTOCOLS[values.protocol!];
 if (!protocols) throw new Error(`--protocol must be a, b, c, both or abc, not ${values.protocol}`);
 if (!['fit', 'report', 'all'].includes(values.half!)) throw new Error(`--half must be fit, report or all, not ${values.half}`);
-if (!['full', 'personal', 'days', 'few', 'large'].includes(values.haystack!)) throw new Error(`--haystack must be full, personal, days, few or large, not ${values.haystack}`);
+if (!['full', 'personal', 'days', 'few', 'medium', 'large'].includes(values.haystack!)) throw new Error(`--haystack must be full, personal, days, few, medium or large, not ${values.haystack}`);
 const haystack = values.haystack as Haystack;
 if (!['memory', 'http'].includes(values.via!)) throw new Error(`--via must be memory or http, not ${values.via}`);
 if (values.via === 'http' && (values['embedder-dims'] || values['agentic-expansion'])) throw new Error('--via http searches the server as `npm run serve` starts it: no --embedder-dims or --agentic-expansion');
@@ -157,6 +158,7 @@ const HAYSTACK_LABEL: Record<Haystack, string> = {
   personal: 'personal haystack (no ShareGPT/UltraChat filler), ',
   days: `days haystack (personal chats, ${DAY_SESSIONS} to a stored conversation), `,
   few: `few haystack (the answer sessions and the personal chats nearest them, 1 to ${FEW_MOST} or the answer sessions' count), `,
+  medium: `medium haystack (the full one and ${MEDIUM_EXTRA} conversations of other questions' haystacks), `,
   large: `large haystack (the full one and ${LARGE_EXTRA} conversations of other questions' haystacks), `,
 };
 /** The methods whose scores are calibrated 0..1 chances (keyword and vector answer raw measures). */

@@ -217,6 +217,17 @@ export const WIRE_KNOTS: Record<WireMap, Knots> = {
  * it is 0 at `least`, so the shift does not jump there. A slope, not one constant shift per map:
  * inside the fit half it leaves the lower held-out log loss (`bench/calibrate-cv.ts --prior` on
  * that haystack's samples, where the range's lever is one constant).
+ *
+ * A memory of months holds more conversations than `most`, and there a shift by the number of
+ * rivals is not what is off: most of the added rivals are about other things and barely compete,
+ * while the competition's scores, standardised among many more candidates, spread wider than the
+ * knots were fitted on (low ones understate, high ones overstate). Above `most`, each map's
+ * log-odds (with the prior of `most`) are multiplied by `1 + spread · L` and moved by `slope · L`,
+ * `L = ln(population / most)` (`aboveLever`), a population over `largest` counting as `largest`.
+ * Fitted by `bench/calibrate.ts --haystack large` (step 3, "above the range") on the fit half of
+ * memories of about 500 conversations, a logistic regression with the held prior in the offset;
+ * `bench:quality --haystack medium` (about 200) checks the interpolation in ln(population) on the
+ * report half. `1 + spread · L` stays positive up to `largest`, so no order within a map changes.
  */
 export interface WirePrior {
   reference: number;
@@ -224,6 +235,10 @@ export interface WirePrior {
   most: number;
   slope: Record<WireMap, number>;
   few: Record<WireMap, number>;
+  /** The largest population `above` was fitted at: a larger one counts as this. */
+  largest: number;
+  /** Per map, above `most`: how a shown item's log-odds spread and move per unit of ln(population / most) (`priorOdds`). */
+  above: Record<WireMap, { spread: number; slope: number }>;
 }
 
 export const WIRE_PRIOR: WirePrior = {
@@ -232,6 +247,14 @@ export const WIRE_PRIOR: WirePrior = {
   most: 58,
   slope: { episode: 1.0852, fact: 0.0625, shared_episode: 0.948, shared_fact: 0.0585, passage: 0.0498 },
   few: { episode: 5.5095, fact: 2.7991, shared_episode: 4.0983, shared_fact: 1.8263, passage: 1.2282 },
+  largest: 506,
+  above: {
+    episode: { spread: -0.2011, slope: -0.3103 },
+    fact: { spread: -0.2287, slope: -0.297 },
+    shared_episode: { spread: -0.1826, slope: -0.3613 },
+    shared_fact: { spread: -0.1974, slope: -0.3164 },
+    passage: { spread: -0.2133, slope: -0.2438 },
+  },
 };
 
 /** The log-odds a shown item of `map` gains among `population` units (`WIRE_PRIOR`). */
@@ -243,13 +266,44 @@ export function priorShift(map: WireMap, population: number, prior: WirePrior = 
 
 /** Adds `shift` to a chance's log-odds (0 and 1 stay where they are). */
 export function shiftOdds(p: number, shift: number): number {
-  if (shift === 0 || p <= 0 || p >= 1) return p;
-  return 1 / (1 + Math.exp(-(Math.log(p / (1 - p)) + shift)));
+  return scaleOdds(p, 1, shift);
+}
+
+/** Multiplies a chance's log-odds by `scale`, then adds `shift` (0 and 1 stay where they are). */
+function scaleOdds(p: number, scale: number, shift: number): number {
+  if ((scale === 1 && shift === 0) || p <= 0 || p >= 1) return p;
+  return 1 / (1 + Math.exp(-(scale * Math.log(p / (1 - p)) + shift)));
+}
+
+/** ln(population / most), the population clamped to `largest`, above the prior's range; else 0. */
+export function aboveLever(population: number, prior: WirePrior = WIRE_PRIOR): number {
+  return population > prior.most ? Math.log(Math.min(population, prior.largest) / prior.most) : 0;
+}
+
+/**
+ * A shown item's chance through its knots (`p`) with the prior of its population: `priorShift`
+ * added to its log-odds and, above `most`, those log-odds times `1 + spread·L`, plus `slope·L`
+ * (`L`: `aboveLever`). Monotone in `p` for one map and population.
+ */
+export function priorOdds(p: number, map: WireMap, population: number, prior: WirePrior = WIRE_PRIOR): number {
+  const held = shiftOdds(p, priorShift(map, population, prior));
+  const lever = aboveLever(population, prior);
+  if (lever === 0) return held;
+  const { spread, slope } = prior.above[map];
+  return scaleOdds(held, 1 + spread * lever, slope * lever);
+}
+
+/** Undoes `priorOdds`: the chance through the knots that a wire score came from. */
+export function undoPriorOdds(score: number, map: WireMap, population: number, prior: WirePrior = WIRE_PRIOR): number {
+  const lever = aboveLever(population, prior);
+  const { spread, slope } = prior.above[map];
+  const held = lever === 0 ? score : scaleOdds(score, 1 / (1 + spread * lever), (-slope * lever) / (1 + spread * lever));
+  return shiftOdds(held, -priorShift(map, population, prior));
 }
 
 /** The score a shown item goes on the wire with: its competition score through its map's knots, then the prior of its population. */
 export function wireScore(score: number, map: WireMap, population: number): number {
-  return shiftOdds(throughKnots(score, WIRE_KNOTS[map]), priorShift(map, population));
+  return priorOdds(throughKnots(score, WIRE_KNOTS[map]), map, population);
 }
 
 /** Whether someone besides the owner spoke in an episode's conversation. */

@@ -10,7 +10,7 @@ import { agenticRetrieve, mergeExpansion } from '../../src/search/agentic.js';
 import { decomposeQuery } from '../../src/search/decompose.js';
 import { withoutTwins, type ScoredChild, type UnitCandidate } from '../../src/search/episode-track.js';
 import { expansionQuery } from '../../src/search/expand.js';
-import { FUSED_CALIBRATION, fuseLegs, legScale, priorShift, relevance, rrf, shiftOdds, throughKnots, unitEvidence, WIRE_KNOTS, WIRE_PRIOR, wireScore } from '../../src/search/scores.js';
+import { aboveLever, FUSED_CALIBRATION, fuseLegs, legScale, priorOdds, priorShift, relevance, rrf, shiftOdds, throughKnots, undoPriorOdds, unitEvidence, WIRE_KNOTS, WIRE_PRIOR, wireScore } from '../../src/search/scores.js';
 import { participantUnits, passages } from '../../src/write/participant-units.js';
 import type { BufferedMessage } from '../../src/records.js';
 import { DAY, MONDAY_9AM, remember, replied, said } from '../support/conversations.js';
@@ -142,7 +142,9 @@ describe('evidence and calibration', () => {
 
   it('the prior of the population moves log-odds by its slope, nothing at the reference, and never past the fitted range', () => {
     const none = { episode: 0, fact: 0, shared_episode: 0, shared_fact: 0, passage: 0 };
-    const prior = { reference: 40, least: 10, most: 60, slope: { episode: 1, fact: 0.5, shared_episode: 1, shared_fact: 0.5, passage: 0 }, few: none };
+    const still = { spread: 0, slope: 0 };
+    const above = { episode: still, fact: still, shared_episode: still, shared_fact: still, passage: still };
+    const prior = { reference: 40, least: 10, most: 60, slope: { episode: 1, fact: 0.5, shared_episode: 1, shared_fact: 0.5, passage: 0 }, few: none, largest: 60, above };
     expect(priorShift('episode', 40, prior)).toBe(0);
     expect(priorShift('episode', 20, prior)).toBeCloseTo(Math.log(2));
     expect(priorShift('fact', 20, prior)).toBeCloseTo(0.5 * Math.log(2));
@@ -176,6 +178,40 @@ describe('evidence and calibration', () => {
       expect(WIRE_PRIOR.few[map]).toBeGreaterThan(0);
       expect(wireScore(0.2, map, 1)).toBeGreaterThan(wireScore(0.2, map, WIRE_PRIOR.least - 1));
       expect(wireScore(0.2, map, WIRE_PRIOR.least - 1)).toBeGreaterThan(wireScore(0.2, map, WIRE_PRIOR.least));
+    }
+  });
+
+  it('above the range a shown chance is spread and moved on ln(population / most), held past the largest fitted, and undone exactly', () => {
+    const still = { spread: 0, slope: 0 };
+    const above = { episode: { spread: -0.25, slope: -1 }, fact: still, shared_episode: still, shared_fact: { spread: 0.25, slope: 0.5 }, passage: still };
+    const none = { episode: 0, fact: 0, shared_episode: 0, shared_fact: 0, passage: 0 };
+    const prior = { reference: 40, least: 10, most: 50, slope: { ...none, episode: 1 }, few: none, largest: 50 * Math.E ** 2, above };
+    const logOdds = (p: number) => Math.log(p / (1 - p));
+    // At and below `most` nothing changes: the prior of the range alone.
+    expect(priorOdds(0.3, 'episode', 50, prior)).toBe(shiftOdds(0.3, priorShift('episode', 50, prior)));
+    expect(priorOdds(0.3, 'episode', 20, prior)).toBe(shiftOdds(0.3, priorShift('episode', 20, prior)));
+    // At most·e: log-odds held at most, times 1 + spread, plus slope.
+    const held = logOdds(shiftOdds(0.3, priorShift('episode', 50, prior)));
+    expect(logOdds(priorOdds(0.3, 'episode', 50 * Math.E, prior))).toBeCloseTo(0.75 * held - 1, 10);
+    expect(logOdds(priorOdds(0.3, 'shared_fact', 50 * Math.E, prior))).toBeCloseTo(1.25 * logOdds(0.3) + 0.5, 10);
+    // Past the largest population fitted it counts as that one: nothing is extrapolated.
+    expect(priorOdds(0.3, 'episode', 1e6, prior)).toBe(priorOdds(0.3, 'episode', prior.largest, prior));
+    // A map without `above` is the held prior; 0 and 1 stay.
+    expect(priorOdds(0.3, 'fact', 5000, prior)).toBe(shiftOdds(0.3, priorShift('fact', 5000, prior)));
+    expect(priorOdds(0, 'episode', 5000, prior)).toBe(0);
+    expect(priorOdds(1, 'episode', 5000, prior)).toBe(1);
+    // Monotone in the knots' chance, and undone by undoPriorOdds (what bench/calibrate.ts refits from).
+    for (const population of [3, 20, 50, 120, 5000]) {
+      for (const map of ['episode', 'shared_fact', 'fact'] as const) {
+        const ys = [0.01, 0.2, 0.5, 0.8, 0.99].map((p) => priorOdds(p, map, population, prior));
+        for (let i = 1; i < ys.length; i++) expect(ys[i]!).toBeGreaterThan(ys[i - 1]!);
+        for (const p of [0.01, 0.2, 0.5, 0.8, 0.99]) expect(undoPriorOdds(priorOdds(p, map, population, prior), map, population, prior)).toBeCloseTo(p, 10);
+      }
+    }
+    // The prior in use: above the range its spread keeps the order (1 + spread·L stays positive up to `largest`).
+    for (const map of ['episode', 'fact', 'shared_episode', 'shared_fact', 'passage'] as const) {
+      expect(1 + WIRE_PRIOR.above[map].spread * aboveLever(WIRE_PRIOR.largest)).toBeGreaterThan(0);
+      expect(undoPriorOdds(wireScore(0.4, map, 300), map, 300)).toBeCloseTo(throughKnots(0.4, WIRE_KNOTS[map]), 10);
     }
   });
 
