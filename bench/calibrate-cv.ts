@@ -15,7 +15,10 @@
  * ln(reference / population); that and a square term; that and the slope below the range,
  * `few`, as in use) and reads the other side's tables per haystack and kind, with the held-out
  * log loss. Below the range (the few haystack) the first three forms count a population as the
- * range's least, as the wire did before `few`.
+ * range's least, as the wire did before `few`. Above it (a dump of `--haystack medium`, `large` or
+ * `above`; several FILEs are read as one), three more: the prior held at `most`; that and a slope
+ * per map on ln(population / most); that and a spread (`WIRE_PRIOR.above`, as in use), and, with
+ * two haystacks above the range, a spread and slope for each haystack apart.
  */
 import { readFileSync } from 'node:fs';
 import { aboveLever, priorOdds, throughKnots, WIRE_PRIOR } from '../src/search/scores.js';
@@ -79,6 +82,12 @@ if (priorMode) {
       { name: 'held + slope above', features: (s) => [above(s)], base: held },
       { name: 'held + spread, slope above', features: (s) => [held(s) * above(s), above(s)], base: held },
     );
+    // One spread and slope per haystack (per population): `WIRE_PRIOR.above`'s knots.
+    const aboveHaystacks = [...new Set(samples.filter((s) => s.population > WIRE_PRIOR.most).map((s) => s.haystack))];
+    if (aboveHaystacks.length > 1) {
+      const each = (s: PriorSample, x: number) => aboveHaystacks.map((h) => (s.haystack === h ? x : 0));
+      forms.push({ name: 'held + spread, slope per haystack above', features: (s) => [...each(s, held(s) * above(s)), ...each(s, above(s))], base: held });
+    }
   }
   const maps = [...new Set(samples.map((s) => s.map))];
   const haystacks = [...new Set(samples.map((s) => s.haystack))];

@@ -44,9 +44,9 @@ import { strayBuckets, type BucketRow } from './reliability.js';
 import { haystackMemory, holdsAnswer, isAbstention, loadDataset, questionHalf, type Haystack, type Protocol } from './longmemeval.js';
 
 const { values } = parseArgs({ options: { limit: { type: 'string' }, protocol: { type: 'string', default: 'both' }, dump: { type: 'string' }, 'dump-prior': { type: 'string' }, haystack: { type: 'string', default: 'full' } } });
-const HAYSTACKS: Record<string, Haystack[]> = { full: ['full'], personal: ['personal'], days: ['days'], few: ['few'], all: ['full', 'personal', 'days', 'few'], large: ['large'] };
+const HAYSTACKS: Record<string, Haystack[]> = { full: ['full'], personal: ['personal'], days: ['days'], few: ['few'], all: ['full', 'personal', 'days', 'few'], medium: ['medium'], large: ['large'], above: ['medium', 'large'] };
 const haystacks = HAYSTACKS[values.haystack!];
-if (!haystacks) throw new Error(`--haystack must be full, personal, days, few, all or large, not ${values.haystack}`);
+if (!haystacks) throw new Error(`--haystack must be full, personal, days, few, all, medium, large or above, not ${values.haystack}`);
 const BY_FLAG: Record<string, Protocol[]> = { a: ['user'], b: ['all'], c: ['other'], both: ['user', 'all'], abc: ['user', 'all', 'other'] };
 const protocols = BY_FLAG[values.protocol!];
 if (!protocols) throw new Error(`--protocol must be a, b, c, both or abc, not ${values.protocol}`);
@@ -263,25 +263,26 @@ if (fitsRange || fewSamples.length) {
   console.log(`\nWIRE_PRIOR = { reference: ${prior.reference}, least: ${prior.least}, most: ${prior.most}, slope: { ${each(prior.slope)} }, few: { ${each(prior.few)} } }   (fitted with the current WIRE_KNOTS${fitsRange ? '' : '; reference, range and slopes as in use'})`);
 }
 
-// Above the range (`--haystack large`): the prior was fitted on populations up to `most`; how is
-// a memory of hundreds of conversations served? Per map, the shown items of the large haystack with
-// the knots alone, with the prior held at `most`, with its slopes carried on past it, with a slope
-// fitted above it (a shift by the number of rivals alone), and with a spread and a slope fitted
-// above it (`WIRE_PRIOR.above`: the log-odds also stretched or pressed together, since among ten
-// times as many rivals the competition's scores spread otherwise); the log loss of each, the
-// episode buckets off, and the prior with `above` fitted. Ways 4 and 5 are fitted per map with the
-// prior held at `most` in the offset, on the lever ln(population / most) (`aboveLever`).
-const large = priorSamples.filter((s) => s.haystack === 'large');
-if (large.length) {
+// Above the range (`--haystack medium`, `large` or `above`, both): the prior was fitted on
+// populations up to `most`; how is a memory of hundreds of conversations served? Per map, the
+// shown items with the knots alone, with the prior held at `most`, with its slopes carried on
+// past it, with a slope fitted above it (a shift by the number of rivals alone), and with a spread
+// and a slope fitted above it (`WIRE_PRIOR.above`: the log-odds also stretched or pressed
+// together, since among many more rivals the competition's scores spread otherwise), fitted on
+// every haystack given at once; the log loss of each and the episode buckets off, per haystack,
+// and the prior with `above` fitted. Ways 4 and 5 are fitted per map with the prior held at
+// `most` in the offset, on the lever ln(population / most) (`aboveLever`).
+const aboveRange = priorSamples.filter((s) => s.haystack === 'medium' || s.haystack === 'large');
+if (aboveRange.length) {
   const still = { spread: 0, slope: 0 };
   const held: WirePrior = { ...WIRE_PRIOR, above: { episode: still, fact: still, shared_episode: still, shared_fact: still, passage: still } };
-  const fitted: WirePrior = { ...held, largest: Math.max(...large.map((s) => s.population)), above: { ...held.above } };
+  const fitted: WirePrior = { ...held, largest: Math.max(...aboveRange.map((s) => s.population)), above: { ...held.above } };
   const open: WirePrior = { ...held, most: Infinity };
   const L = (s: PriorSample) => aboveLever(s.population, fitted);
   const heldP = (s: PriorSample) => priorOdds(s.p, s.map, s.population, held);
   const shifted: Partial<Record<WireMap, number>> = {};
   for (const map of MAPS) {
-    const part = large.filter((s) => s.map === map);
+    const part = aboveRange.filter((s) => s.map === map);
     if (part.length === 0) continue;
     const onHeld = part.map((s) => ({ ...s, p: heldP(s) }));
     const { weights: [g], errors: [error] } = fitOffset(onHeld, (s) => [-L(s)]);
@@ -302,24 +303,28 @@ if (large.length) {
     ['spread and slope fitted above it', (s) => priorOdds(s.p, s.map, s.population, fitted)],
     ['in use', (s) => priorOdds(s.p, s.map, s.population)],
   ];
-  const episodesOff = ways.map(() => 0);
-  const episodesCounted = ways.map(() => 0);
-  for (const map of MAPS) {
-    const part = large.filter((s) => s.map === map);
-    if (part.length === 0) continue;
-    const ns = part.map((s) => s.population);
-    console.log(`\nabove the range, map ${map}: large haystack, populations ${Math.min(...ns)}–${Math.max(...ns)}, ${part.length} shown items`);
-    ways.forEach(([name, p], i) => {
-      const scored = part.map((s) => ({ x: p(s), label: s.label }));
-      console.log(`  bucket     mean   hit    n   (${name}; log loss ${loss(part, p).toFixed(1)})\n${bucketTable(scored, (x) => x)}`);
-      if (map === 'episode' || map === 'shared_episode') {
-        const { off: strays, counted: n } = strayBuckets({ episodes: bucketRows(scored, (x) => x) });
-        episodesOff[i]! += strays.length;
-        episodesCounted[i]! += n;
-      }
-    });
+  for (const haystack of ['medium', 'large'] as const) {
+    const group = aboveRange.filter((s) => s.haystack === haystack);
+    if (group.length === 0) continue;
+    const episodesOff = ways.map(() => 0);
+    const episodesCounted = ways.map(() => 0);
+    for (const map of MAPS) {
+      const part = group.filter((s) => s.map === map);
+      if (part.length === 0) continue;
+      const ns = part.map((s) => s.population);
+      console.log(`\nabove the range, map ${map}: ${haystack} haystack, populations ${Math.min(...ns)}–${Math.max(...ns)}, ${part.length} shown items`);
+      ways.forEach(([name, p], i) => {
+        const scored = part.map((s) => ({ x: p(s), label: s.label }));
+        console.log(`  bucket     mean   hit    n   (${name}; log loss ${loss(part, p).toFixed(1)})\n${bucketTable(scored, (x) => x)}`);
+        if (map === 'episode' || map === 'shared_episode') {
+          const { off: strays, counted: n } = strayBuckets({ episodes: bucketRows(scored, (x) => x) });
+          episodesOff[i]! += strays.length;
+          episodesCounted[i]! += n;
+        }
+      });
+    }
+    console.log(`\nabove the range, ${haystack} haystack, all maps: log loss ${ways.map(([name, p]) => `${name} ${loss(group, p).toFixed(1)}`).join(', ')}; episode buckets of 30 items or more off by more than 0.1: ${ways.map(([name], i) => `${name} ${episodesOff[i]} of ${episodesCounted[i]}`).join(', ')}`);
   }
-  console.log(`\nabove the range, all maps: log loss ${ways.map(([name, p]) => `${name} ${loss(large, p).toFixed(1)}`).join(', ')}; episode buckets of 30 items or more off by more than 0.1: ${ways.map(([name], i) => `${name} ${episodesOff[i]} of ${episodesCounted[i]}`).join(', ')}`);
   const each = Object.entries(fitted.above).map(([map, { spread, slope }]) => `${map}: { spread: ${spread}, slope: ${slope} }`).join(', ');
   console.log(`\nWIRE_PRIOR above the range: largest: ${fitted.largest}, above: { ${each} }   (fitted with the current WIRE_KNOTS and the prior below ${WIRE_PRIOR.most} in use)`);
 }

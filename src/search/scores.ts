@@ -224,10 +224,11 @@ export const WIRE_KNOTS: Record<WireMap, Knots> = {
  * knots were fitted on (low ones understate, high ones overstate). Above `most`, each map's
  * log-odds (with the prior of `most`) are multiplied by `1 + spread · L` and moved by `slope · L`,
  * `L = ln(population / most)` (`aboveLever`), a population over `largest` counting as `largest`.
- * Fitted by `bench/calibrate.ts --haystack large` (step 3, "above the range") on the fit half of
- * memories of about 500 conversations, a logistic regression with the held prior in the offset;
- * `bench:quality --haystack medium` (about 200) checks the interpolation in ln(population) on the
- * report half. `1 + spread · L` stays positive up to `largest`, so no order within a map changes.
+ * Fitted by `bench/calibrate.ts --haystack above` (step 3, "above the range") on the fit half of
+ * memories of about 200 and about 500 conversations at once, a logistic regression with the held
+ * prior in the offset: one spread and slope per map for both did as well as one for each
+ * (`bench/calibrate-cv.ts --prior` on their dump). `1 + spread · L` stays positive up to
+ * `largest`, so no order within a map changes.
  */
 export interface WirePrior {
   reference: number;
@@ -249,11 +250,11 @@ export const WIRE_PRIOR: WirePrior = {
   few: { episode: 5.5095, fact: 2.7991, shared_episode: 4.0983, shared_fact: 1.8263, passage: 1.2282 },
   largest: 506,
   above: {
-    episode: { spread: -0.2011, slope: -0.3103 },
-    fact: { spread: -0.2287, slope: -0.297 },
-    shared_episode: { spread: -0.1826, slope: -0.3613 },
-    shared_fact: { spread: -0.1974, slope: -0.3164 },
-    passage: { spread: -0.2133, slope: -0.2438 },
+    episode: { spread: -0.2042, slope: -0.3658 },
+    fact: { spread: -0.2404, slope: -0.2999 },
+    shared_episode: { spread: -0.1794, slope: -0.4611 },
+    shared_fact: { spread: -0.1984, slope: -0.33 },
+    passage: { spread: -0.1963, slope: -0.2645 },
   },
 };
 
