@@ -24,12 +24,12 @@ import { readFileSync } from 'node:fs';
 import { aboveLever, priorOdds, throughKnots, WIRE_PRIOR } from '../src/search/scores.js';
 import { isotonicKnots, MIN_PER_KNOT, type Sample } from './isotonic.js';
 import { fnv1a } from './longmemeval.js';
-import { fewLever, fitOffset, lever, logit, sigmoid, type PriorSample } from './prior-fit.js';
+import { fewLever, fitOffset, heldAtMost, lever, logit, sigmoid, type PriorSample } from './prior-fit.js';
 
 const priorMode = process.argv[2] === '--prior';
 const files = process.argv.slice(priorMode ? 3 : 2);
 const file = files[0];
-if (!file) throw new Error('usage: npx tsx bench/calibrate-cv.ts [--prior] FILE... (from bench/calibrate.ts --dump FILE, or --dump-prior FILE)');
+if (!file || (!priorMode && files.length > 1)) throw new Error('usage: npx tsx bench/calibrate-cv.ts FILE | --prior FILE... (from bench/calibrate.ts --dump FILE, or --dump-prior FILE)');
 const EPISODE_MAPS = new Set(['episode', 'shared_episode']);
 
 /** A middle bit of FNV-1a: its low bit is the parity of the text's characters, the halves' own split. */
@@ -69,12 +69,12 @@ if (priorMode) {
     { name: 'slope + square', features: (s) => [lever(s, WIRE_PRIOR), lever(s, WIRE_PRIOR) ** 2] },
     { name: 'slope + few (in use)', features: (s) => [lever(s, WIRE_PRIOR), fewLever(s, WIRE_PRIOR)] },
   ];
-  // Above the range (a dump of `--haystack large`): the prior in use below `most` held, and what
-  // is fitted above it on ln(population / most), the population clamped to the dump's largest.
+  // Above the range (a dump of `--haystack medium`, `large` or `above`): the prior in use below
+  // `most` held, and what is fitted above it on ln(population / most), the population clamped to
+  // the dumps' largest.
   const largest = Math.max(...samples.map((s) => s.population));
   if (largest > WIRE_PRIOR.most) {
-    const still = { spread: 0, slope: 0 };
-    const range = { ...WIRE_PRIOR, largest, above: { episode: still, fact: still, shared_episode: still, shared_fact: still, passage: still } };
+    const range = { ...heldAtMost(WIRE_PRIOR), largest };
     const held = (s: PriorSample) => logit(priorOdds(s.p, s.map, s.population, range));
     const above = (s: PriorSample) => aboveLever(s.population, range);
     forms.push(

@@ -19,17 +19,18 @@
  *      to a conversation, about 8); and below that range (`few`), on the third (few: a memory of
  *      one to five chats), with the range's prior in the offset (`--haystack few` fits that slope
  *      alone, the rest as in use). Steps 1 and 2 fit LongMemEval's own haystack only. Above that
- *      range (`--haystack large`: memories of about 500 conversations), `WIRE_PRIOR.above`: per
- *      map a spread and a slope on ln(population / most), with the prior held at `most` in the
- *      offset; the shown items' reliability is printed with the knots alone, the prior held at
- *      `most`, its slopes carried on past it, a slope alone fitted above it, the spread and slope
- *      fitted, and as in use.
+ *      range (`--haystack above`: memories of about 200 and about 500 conversations, `medium` and
+ *      `large`, either alone too), `WIRE_PRIOR.above`: per map a spread and a slope on
+ *      ln(population / most), with the prior held at `most` in the offset; the shown items'
+ *      reliability is printed per haystack with the knots alone, the prior held at `most`, its
+ *      slopes carried on past it, a slope alone fitted above it, the spread and slope fitted, and
+ *      as in use.
  *
  * Ranking does not change with any of them; run it again after changing step 1's constants, since
  * step 2 is fitted on the scores they give, and step 3 on step 2's. `npm run bench:quality` checks
  * the wire on the other half.
  *
- *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--haystack full|personal|days|few|all|large]
+ *   npx tsx bench/calibrate.ts [--protocol a|b|c|both|abc] [--haystack full|personal|days|few|all|medium|large|above]
  *                              [--limit N | --limit a=N,b=M] [--dump FILE] [--dump-prior FILE]
  *
  * Data: LongMemEval-S (cleaned, MIT licence) at ../shared/data/longmemeval_s_dedup.json.gz; see
@@ -39,7 +40,7 @@ import { parseArgs } from 'node:util';
 import { createDefaultEmbedder } from '../src/models/load-static-model.js';
 import { aboveLever, priorOdds, priorShift, shiftOdds, throughKnots, undoPriorOdds, WIRE_KNOTS, WIRE_PRIOR, type Knots, type WireMap, type WirePrior } from '../src/search/scores.js';
 import { isotonicKnots, type Sample } from './isotonic.js';
-import { fewLever, fitOffset, lever, logit, sigmoid, withinRange, type PriorSample } from './prior-fit.js';
+import { fewLever, fitOffset, heldAtMost, lever, logit, sigmoid, withinRange, type PriorSample } from './prior-fit.js';
 import { strayBuckets, type BucketRow } from './reliability.js';
 import { haystackMemory, holdsAnswer, isAbstention, loadDataset, questionHalf, type Haystack, type Protocol } from './longmemeval.js';
 
@@ -274,8 +275,7 @@ if (fitsRange || fewSamples.length) {
 // `most` in the offset, on the lever ln(population / most) (`aboveLever`).
 const aboveRange = priorSamples.filter((s) => s.haystack === 'medium' || s.haystack === 'large');
 if (aboveRange.length) {
-  const still = { spread: 0, slope: 0 };
-  const held: WirePrior = { ...WIRE_PRIOR, above: { episode: still, fact: still, shared_episode: still, shared_fact: still, passage: still } };
+  const held = heldAtMost(WIRE_PRIOR);
   const fitted: WirePrior = { ...held, largest: Math.max(...aboveRange.map((s) => s.population)), above: { ...held.above } };
   const open: WirePrior = { ...held, most: Infinity };
   const L = (s: PriorSample) => aboveLever(s.population, fitted);

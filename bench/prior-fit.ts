@@ -19,6 +19,12 @@ export interface PriorSample {
 
 const EACH = (x: number): Record<WireMap, number> => ({ episode: x, fact: x, shared_episode: x, shared_fact: x, passage: x });
 
+/** `prior` with nothing above `most`: the prior of `most` held past it, as before `WIRE_PRIOR.above`. */
+export function heldAtMost(prior: WirePrior): WirePrior {
+  const still = { spread: 0, slope: 0 };
+  return { ...prior, above: { episode: still, fact: still, shared_episode: still, shared_fact: still, passage: still } };
+}
+
 /** ln(reference / population), the population clamped to the prior's range: the prior's shift at a slope of 1. */
 export function lever(s: PriorSample, range: Omit<WirePrior, 'slope' | 'few'>): number {
   return priorShift(s.map, s.population, { ...range, slope: EACH(1), few: EACH(0) });

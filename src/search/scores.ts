@@ -281,25 +281,28 @@ export function aboveLever(population: number, prior: WirePrior = WIRE_PRIOR): n
   return population > prior.most ? Math.log(Math.min(population, prior.largest) / prior.most) : 0;
 }
 
+/** Above `most`, the scale and shift `priorOdds` puts on the held log-odds (`1 + spread·L`, `slope·L`); else 1 and 0. */
+function aboveTerms(map: WireMap, population: number, prior: WirePrior): { scale: number; shift: number } {
+  const lever = aboveLever(population, prior);
+  if (lever === 0) return { scale: 1, shift: 0 };
+  const { spread, slope } = prior.above[map];
+  return { scale: 1 + spread * lever, shift: slope * lever };
+}
+
 /**
  * A shown item's chance through its knots (`p`) with the prior of its population: `priorShift`
  * added to its log-odds and, above `most`, those log-odds times `1 + spread·L`, plus `slope·L`
  * (`L`: `aboveLever`). Monotone in `p` for one map and population.
  */
 export function priorOdds(p: number, map: WireMap, population: number, prior: WirePrior = WIRE_PRIOR): number {
-  const held = shiftOdds(p, priorShift(map, population, prior));
-  const lever = aboveLever(population, prior);
-  if (lever === 0) return held;
-  const { spread, slope } = prior.above[map];
-  return scaleOdds(held, 1 + spread * lever, slope * lever);
+  const { scale, shift } = aboveTerms(map, population, prior);
+  return scaleOdds(shiftOdds(p, priorShift(map, population, prior)), scale, shift);
 }
 
 /** Undoes `priorOdds`: the chance through the knots that a wire score came from. */
 export function undoPriorOdds(score: number, map: WireMap, population: number, prior: WirePrior = WIRE_PRIOR): number {
-  const lever = aboveLever(population, prior);
-  const { spread, slope } = prior.above[map];
-  const held = lever === 0 ? score : scaleOdds(score, 1 / (1 + spread * lever), (-slope * lever) / (1 + spread * lever));
-  return shiftOdds(held, -priorShift(map, population, prior));
+  const { scale, shift } = aboveTerms(map, population, prior);
+  return shiftOdds(scaleOdds(score, 1 / scale, -shift / scale), -priorShift(map, population, prior));
 }
 
 /** The score a shown item goes on the wire with: its competition score through its map's knots, then the prior of its population. */
