@@ -5,14 +5,16 @@
  * changes; a scan before and after says which those are (none: no table built on the rules can
  * move) and which questions' haystacks hold them, before any of `npm run bench:lanes`' hours are spent.
  *
- *   npm run bench:fact-scan -- --out FILE [--jobs 2] [--data PATH]
+ *   npm run bench:fact-scan -- --out FILE [--jobs 2] [--data PATH] [--searchable]
  *   npm run bench:fact-scan -- --compare OLD_FILE --with NEW_FILE [--data PATH]
  *
  * Each session is extracted as `bench:quality` adds it (fillHaystack: its own session, sender ids
  * "user" and "assistant", no names, each turn a second apart) under the three protocols (`user`:
  * the user's turns; `all`: both sides; `other`: both, roles swapped), with a fresh extractor per
  * scan process. The extractor's whole answer is hashed (episodes with subject, summary, narrative,
- * facts with evidence and dates, foresight, profiles, cases, the entity graph). About nine minutes
+ * facts with evidence and dates, foresight, profiles, cases, the entity graph; `--searchable`: all
+ * but the graph, which no search reads, so two such scans say which sessions search sees
+ * change; compare scans made the same way). About nine minutes
  * on two cores for 19,133 sessions. Named sessions (`--names`), days haystacks (three sessions as
  * one) and `--haystack few` are not scanned: a change they would see and these do not is one
  * about names or about text across sessions.
@@ -35,8 +37,12 @@ function sessionsOf(dataset: Dataset): [string, string][] {
   return [...dates];
 }
 
-/** `id protocol hash length` lines for the sessions whose index is `part` modulo `parts`. */
-async function scanPart(dataset: Dataset, part: number, parts: number): Promise<string[]> {
+/**
+ * `id protocol hash length` lines for the sessions whose index is `part` modulo `parts`. With
+ * `searchable`, the hash leaves out the entity graph, which search never reads (the graph API
+ * does): a change that only retypes who or what a name is moves no retrieval table.
+ */
+async function scanPart(dataset: Dataset, part: number, parts: number, searchable = false): Promise<string[]> {
   const extractor = createRulesExtractor();
   const lines: string[] = [];
   for (const [n, [id, date]] of sessionsOf(dataset).entries()) {
@@ -50,7 +56,7 @@ async function scanPart(dataset: Dataset, part: number, parts: number): Promise<
         return { kind: 'message', id: `s0t${index}`, app_id: 'default', project_id: 'default', session_id: 's0', seq, sender_id: side, sender_name: null, role: side, timestamp: at + index * 1000, content: turn.content, tool_calls: null, tool_call_id: null, message_id: `m${index}` } as BufferedMessage;
       });
       const out = await extractor.extract({ id: 'scan', app_id: 'default', project_id: 'default', session_id: 's0', messages });
-      const text = JSON.stringify(out);
+      const text = JSON.stringify(searchable ? { ...out, graph: undefined } : out);
       lines.push(`${id}\t${protocol}\t${createHash('sha1').update(text).digest('hex').slice(0, 16)}\t${text.length}`);
     }
   }
@@ -58,10 +64,10 @@ async function scanPart(dataset: Dataset, part: number, parts: number): Promise<
 }
 
 /** Runs `jobs` scan processes (this file with --part) and joins their lines, sorted. */
-async function scan(out: string, jobs: number, data: string | undefined): Promise<void> {
+async function scan(out: string, jobs: number, data: string | undefined, searchable: boolean): Promise<void> {
   const self = fileURLToPath(import.meta.url);
   const parts = await Promise.all(Array.from({ length: jobs }, (_, part) => new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', self, '--part', String(part), '--parts', String(jobs), ...(data ? ['--data', data] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', self, '--part', String(part), '--parts', String(jobs), ...(data ? ['--data', data] : []), ...(searchable ? ['--searchable'] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
     child.on('error', reject);
@@ -90,10 +96,10 @@ export function compareScans(old: string, now: string): { changed: Map<Protocol,
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { out: { type: 'string' }, jobs: { type: 'string', default: '2' }, data: { type: 'string' }, compare: { type: 'string' }, with: { type: 'string' }, part: { type: 'string' }, parts: { type: 'string' } } });
+  const { values } = parseArgs({ options: { out: { type: 'string' }, jobs: { type: 'string', default: '2' }, data: { type: 'string' }, compare: { type: 'string' }, with: { type: 'string' }, part: { type: 'string' }, parts: { type: 'string' }, searchable: { type: 'boolean', default: false } } });
   if (values.part !== undefined) {
     const dataset = await loadDataset(values.data);
-    process.stdout.write(`${(await scanPart(dataset, Number(values.part), Number(values.parts))).join('\n')}\n`);
+    process.stdout.write(`${(await scanPart(dataset, Number(values.part), Number(values.parts), values.searchable)).join('\n')}\n`);
     return;
   }
   if (values.compare) {
@@ -114,7 +120,7 @@ async function main(): Promise<void> {
   if (!values.out) throw new Error('--out FILE (scan) or --compare OLD_FILE --with NEW_FILE');
   const jobs = Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs must be a whole number of 1 or more, not ${values.jobs}`);
-  await scan(values.out, jobs, values.data);
+  await scan(values.out, jobs, values.data, values.searchable);
 }
 
 // Run as a script (`npm run bench:fact-scan`), not when a test imports `compareScans`.
