@@ -1,11 +1,13 @@
 /**
  * The English language model of the rules extractor (wink-nlp with its lite web model: sentence
- * boundaries, tokens, part of speech, lemmas, negation). The model is a few megabytes of tables,
+ * boundaries, tokens, part of speech, lemmas, negation; and the first-name lists of
+ * first-names.ts). The model is a few megabytes of tables,
  * so it is imported and built on first use and then shared by every extractor in the process; a
  * memory that never extracts never pays for it. Everything here is plain JavaScript, so the same
  * code runs in the browser worker, Node and workerd.
  */
 import type { ItsHelpers, WinkMethods } from 'wink-nlp';
+import { loadFirstNames } from './first-names.js';
 
 export interface Language {
   nlp: WinkMethods;
@@ -17,7 +19,7 @@ let loading: Promise<Language> | null = null;
 /** The shared English pipeline, loaded once. */
 export function english(): Promise<Language> {
   loading ??= (async () => {
-    const [{ default: winkNLP }, { default: model }] = await Promise.all([import('wink-nlp'), import('wink-eng-lite-web-model')]);
+    const [{ default: winkNLP }, { default: model }] = await Promise.all([import('wink-nlp'), import('wink-eng-lite-web-model'), loadFirstNames()]);
     // Only sentence boundaries and part of speech are used (names are typed by the words around
     // them, dates by chrono): the other steps of the pipe would cost time on every message.
     const nlp = winkNLP(model, ['sbd', 'pos']);

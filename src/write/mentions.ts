@@ -5,6 +5,7 @@
  * sister* Ana, moved *to* Porto, works *at* St. Mary hospital). Kept to one segment: pronouns do
  * not reach across conversations.
  */
+import { firstNameOf } from './first-names.js';
 import type { Token } from './sentences.js';
 
 /** `unknown`: a lone proper name nothing types ("SPQR", "Rio"); it may stand for a person or a thing. */
@@ -29,8 +30,12 @@ export interface Mention {
 
 export const SPECIES = new Set(['dog', 'cat', 'puppy', 'kitten', 'parrot', 'hamster', 'rabbit', 'bunny', 'horse', 'pony', 'turtle', 'tortoise', 'guinea pig', 'goldfish', 'fish', 'bird', 'budgie', 'lizard', 'snake', 'ferret', 'gecko', 'chicken', 'goat']);
 
-const FEMALE = ['wife', 'mother', 'mom', 'mum', 'sister', 'daughter', 'grandmother', 'grandma', 'aunt', 'niece', 'girlfriend', 'stepmother', 'mother-in-law', 'granddaughter'];
-const MALE = ['husband', 'father', 'dad', 'brother', 'son', 'grandfather', 'grandpa', 'uncle', 'nephew', 'boyfriend', 'stepfather', 'father-in-law', 'grandson'];
+/** Parents and grandparents by the word a child calls them, which a line uses as a name ("Dad says hi", "Papá just laughed"). */
+const CALLED_FEMALE = ['mom', 'mum', 'mama', 'mamá', 'mommy', 'mummy', 'grandma', 'granny', 'nana', 'abuela'];
+const CALLED_MALE = ['dad', 'papa', 'papá', 'daddy', 'grandpa', 'grandad', 'granddad', 'abuelo'];
+const CALLED = new Set([...CALLED_FEMALE, ...CALLED_MALE]);
+const FEMALE = ['wife', 'mother', ...CALLED_FEMALE, 'sister', 'daughter', 'grandmother', 'aunt', 'niece', 'girlfriend', 'stepmother', 'mother-in-law', 'granddaughter'];
+const MALE = ['husband', 'father', ...CALLED_MALE, 'brother', 'son', 'grandfather', 'uncle', 'nephew', 'boyfriend', 'stepfather', 'father-in-law', 'grandson'];
 const NEUTRAL = ['partner', 'spouse', 'cousin', 'child', 'kid', 'baby', 'parent', 'sibling', 'fiancé', 'fiance', 'fiancée', 'twin'];
 const PLURAL_FAMILY = ['kids', 'children', 'parents', 'siblings', 'twins', 'grandparents', 'cousins', 'sons', 'daughters', 'brothers', 'sisters'];
 export const RELATIONS = new Set([...FEMALE, ...MALE, ...NEUTRAL, ...PLURAL_FAMILY]);
@@ -51,11 +56,15 @@ const NOT_NAMES = new Set([...INTERJECTIONS, 'i', 'hi', 'hey', 'hello', 'due', '
 /** Lower-case words that may join a multi-word name ("Rio de Janeiro", "Bank of America"). */
 const NAME_JOINERS = new Set(['de', 'da', 'do', 'dos', 'del', 'la', 'of', 'von', 'van', 'upon', 'on', 'am', '&']);
 
-function gender(word: string): Gender {
+/** The sex a word for a relative says ("sister", "dad"), or null ("cousin"). */
+export function gender(word: string): Gender {
   if (FEMALE.includes(word)) return 'female';
   if (MALE.includes(word)) return 'male';
   return null;
 }
+
+/** Words before a noun that say whose or which it is ("his dad", "the mum at the gate"): then no name. */
+const DETERMINERS = new Set(['the', 'a', 'an', 'his', 'her', 'their', 'your', 'my', 'our', 'its', 'this', 'that', "'s"]);
 
 /** Titles that open a name ("Dr. Chen", "St. Mary"), only when a name follows. */
 const TITLES = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'mt', 'sr', 'jr']);
@@ -165,6 +174,11 @@ export class Mentions {
     return this.list;
   }
 
+  /** The mention of a name, if the segment has one. */
+  known(name: string): Mention | undefined {
+    return this.byName.get(name.toLowerCase());
+  }
+
   /** The order the next mention gets: mentions added (or named again) from here on have this order or a later one. */
   next(): number {
     return this.counter;
@@ -183,13 +197,22 @@ export class Mentions {
       const personLike = m.kind === 'person' || m.kind === 'animal' || m.kind === 'unknown';
       if (FEMININE.has(p)) return !m.plural && (m.gender === 'female' || (m.gender === null && personLike));
       if (MASCULINE.has(p)) return !m.plural && (m.gender === 'male' || (m.gender === null && personLike));
-      if (IT_PRONOUNS.has(p)) return !m.plural && (m.kind === 'animal' || m.kind === 'thing' || m.kind === 'organization' || m.kind === 'unknown' || m.kind === 'place');
+      // "it" is no one named by a first name ("Henrik … The doctor thinks it's a sprain").
+      if (IT_PRONOUNS.has(p)) return !m.plural && !untypedPhrase(m) && (m.kind === 'animal' || m.kind === 'thing' || m.kind === 'organization' || m.kind === 'place' || (m.kind === 'unknown' && !firstNameOf(m.name).person));
       if (['they', 'them', 'their', 'theirs', 'themselves'].includes(p)) return m.plural;
       return false;
     };
+    // "he" and "she" stand for a person or a pet before a name of several words that nothing types
+    // ("Leah … the ridge at Mam Tor … she was zooming along"): such a name only when nothing else fits.
+    const gendered = FEMININE.has(p) || MASCULINE.has(p);
+    let untyped: Mention | null = null;
     for (let i = this.list.length - 1; i >= 0; i--) {
       const m = this.list[i]!;
       if (!fits(m)) continue;
+      if (gendered && untypedPhrase(m)) {
+        untyped ??= m;
+        continue;
+      }
       // "I read a great book, I'll lend it to you"; "… to study business management." "You'd be
       // great at it": a thing named since, in this message or the one before, is likelier what
       // "it" means than the older mention (a puppy named earlier). No mention holds that thing,
@@ -197,8 +220,19 @@ export class Mentions {
       const thingSince = this.thing !== null && this.thing.order > m.order && this.thing.message >= this.message - 1;
       return IT_PRONOUNS.has(p) && thingSince ? null : m;
     }
-    return null;
+    return untyped;
   }
+}
+
+/**
+ * A name of several words that opens with no first name and that nothing types ("Mam Tor",
+ * "Leeds United", "Manchester Marathon"): a place, a team, an event or a person, so neither the
+ * "he" or "she" of the next line before a person does, nor an "it" (read as one, "I knew it!"
+ * was "Priya knew Manchester Marathon"). A single untyped word ("Biscuit", "Olu") is often a pet
+ * or a name the lists lack, and stays what the nearest pronoun may stand for.
+ */
+function untypedPhrase(m: Mention): boolean {
+  return m.kind === 'unknown' && m.proper && /\s/.test(m.name);
 }
 
 /**
@@ -233,10 +267,13 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
       const name = properName(tokens, j);
       const whose = possessor ?? (['my', 'our'].includes(tokens[i - 2]?.lower ?? '') && tokens[i - 1]!.pos === 'ADJ' ? owner : null);
       if (name && !plural) {
-        mentions.add({ name: name[1], kind: animal ? 'animal' : 'person', gender: gender(word), plural: false, role: word, proper: true });
+        mentions.add({ name: name[1], kind: animal ? 'animal' : 'person', gender: gender(word) ?? firstNameOf(name[1]).gender, plural: false, role: word, proper: true });
         i = name[0] - 1;
       } else if (whose) {
         mentions.add({ name: `${whose}'s ${word}`, kind: animal ? 'animal' : 'person', gender: gender(word), plural, role: word, proper: false });
+      } else if (CALLED.has(word) && /^\p{Lu}/u.test(t.text) && !DETERMINERS.has(previous ?? '')) {
+        // "Dad left the gas ring on", "Papá just laughed": the speaker's, called as a name.
+        mentions.add({ name: `${owner}'s ${word}`, kind: 'person', gender: gender(word), plural: false, role: word, proper: false });
       }
       continue;
     }
@@ -260,6 +297,12 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
       continue;
     }
     const before = tokens[i - 1]?.lower ?? '';
+    // "New Year's Eve", "Christmas Eve", "Mother's Day": a day's name, no one's (read as the
+    // name "Eve", it was the "she" of the next line).
+    if (holidayName(tokens, i, end)) {
+      i = end + (tokens[end]?.text === "'s" && isNameToken(tokens[end + 1]) ? 1 : 0);
+      continue;
+    }
     const beforeThe = before === 'the' ? tokens[i - 2]?.lower ?? '' : before;
     let kind: MentionKind = end - i > 1 ? 'person' : 'unknown';
     if (tokens[end]?.text === "'s" && INSTITUTIONS.has(tokens[end + 1]?.lower ?? '')) {
@@ -281,9 +324,29 @@ export function noteMentions(tokens: readonly Token[], owner: string, mentions: 
       if (['in', 'to', 'from', 'near', 'visit', 'visiting', 'visited', 'around', 'across'].includes(beforeThe)) kind = 'place';
       else if (['at', 'for'].includes(beforeThe)) kind = 'organization';
     }
-    mentions.add({ name: text, kind, gender: null, plural: false, role: null, proper: true });
+    // A first name (or a title) says which of "he" and "she" stands for a name; a name of several
+    // words that opens with neither ("Mam Tor", "County Kerry") is untyped. A lone first name
+    // stays untyped, so a later "in Montreal" still makes it a place (`add`), but it is no "it"
+    // (`resolve`).
+    const first = kind === 'unknown' || kind === 'person' ? firstNameOf(text) : null;
+    if (first && kind === 'person') kind = first.person ? 'person' : 'unknown';
+    mentions.add({ name: text, kind, gender: first?.gender ?? null, plural: false, role: null, proper: true });
     i = end - 1;
   }
+}
+
+/** Names of days that end in a common word after a name or a feast: "New Year's Eve", "Christmas Eve", "Valentine's Day". */
+const DAY_HEADS = new Set(['eve', 'day']);
+const FEASTS = new Set(['christmas', 'easter', 'boxing', 'labor', 'labour', 'memorial', 'independence', 'thanksgiving', 'election']);
+
+/**
+ * Whether the name at `i`..`end` is a day's name or the first part of one: "Eve" after "'s" or a
+ * feast ("New Year's Eve", "Christmas Eve"), or "New Year" before "'s Eve".
+ */
+function holidayName(tokens: readonly Token[], i: number, end: number): boolean {
+  const head = (k: number) => DAY_HEADS.has(tokens[k]?.lower ?? '') && /^\p{Lu}/u.test(tokens[k]!.text);
+  if (end - i === 1 && head(i) && (tokens[i - 1]?.text === "'s" || FEASTS.has(tokens[i - 1]?.lower ?? ''))) return true;
+  return tokens[end]?.text === "'s" && head(end + 1);
 }
 
 /** Whether the token at `i` is a capitalised gerund inside its sentence, the first word of a title before a name ("Finding Nemo"). */

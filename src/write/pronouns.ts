@@ -5,7 +5,8 @@
  * pronoun with nothing to stand for makes the clause no claim (its words stay in a passage). And
  * an "I" that is a number ("World War I") is not the speaker.
  */
-import type { Mentions } from './mentions.js';
+import { firstNameOf } from './first-names.js';
+import { gender, properName, RELATIONS, type Gender, type Mentions } from './mentions.js';
 import type { Token } from './sentences.js';
 
 const THIRD_PRONOUNS = new Set(['he', 'she', 'it', 'they', 'him', 'her', 'them', 'his', 'hers', 'its', 'their', 'theirs', 'himself', 'herself', 'itself', 'themselves']);
@@ -99,6 +100,7 @@ function nounPhrase(tokens: readonly Token[], i: number): string {
 export function resolvePronouns(tokens: readonly Token[], mentions: Mentions, exclude: ReadonlySet<string>, speaker?: { name: string; listener: string | null }): Map<number, string> | null {
   const out = new Map<number, string>();
   let subjects: ((before: number) => string | null) | undefined;
+  let names: ClauseName[] | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.pos !== 'PRON' || !THIRD_PRONOUNS.has(t.lower)) continue;
@@ -107,9 +109,10 @@ export function resolvePronouns(tokens: readonly Token[], mentions: Mentions, ex
     if (t.lower === 'it' && (dummyIt(tokens, i) || tokens[i - 1]?.lower === 'worth' || idiomIt(tokens, i))) continue;
     // "it" as in "it is raining" / "it was fun" stands for nothing; such a clause is no claim.
     const subject = speaker && OF_SUBJECT.has(t.lower) ? (subjects ??= pluralSubjects(tokens, speaker.name, speaker.listener))(i) : null;
-    const m = subject ? { name: subject, plural: true, proper: false, kind: 'thing' as const } : mentions.resolve(t.lower, exclude);
-    if (!m) return null;
     const possessive = POSSESSIVE.has(t.lower) || (t.lower === 'her' && ['NOUN', 'ADJ', 'PROPN', 'NUM'].includes(tokens[i + 1]?.pos ?? ''));
+    const own = subject || !(PERSONAL.has(t.lower) || (t.lower === 'her' && possessive)) ? null : clausePerson(tokens, i, t.lower, mentions, exclude, (names ??= namesOf(tokens, speaker)));
+    const m = subject ? { name: subject, plural: true, proper: false, kind: 'thing' as const } : own ? { name: own, plural: false, proper: true, kind: 'person' as const } : mentions.resolve(t.lower, exclude);
+    if (!m) return null;
     // "their work" of "Sam's skills" is no "Sam's skills's work": a description is not declined again.
     if (possessive && !m.proper && m.kind === 'thing' && m.name.includes("'s ")) return null;
     out.set(i, possessive ? (m.plural && m.name.endsWith('s') ? `${m.name}'` : `${m.name}'s`) : m.name);
@@ -119,6 +122,71 @@ export function resolvePronouns(tokens: readonly Token[], mentions: Mentions, ex
     if (OBJECT.has(t.lower) && !possessive && out.get(objectOf(tokens, i) ?? -1) === m.name) return null;
   }
   return out;
+}
+
+/** "he", "she", "his" (and a possessive "her"): the pronouns a person named earlier in the same clause may stand for. */
+const PERSONAL = new Set(['he', 'she', 'his']);
+const FEMININE = new Set(['she', 'her']);
+const SHE_FORMS = new Set(['she', 'her', 'hers', 'herself']);
+const HE_FORMS = new Set(['he', 'him', 'his', 'himself']);
+
+/** A person a clause names: where the words end, and the name (or "Chloe's father" for "your father"). */
+interface ClauseName {
+  end: number;
+  text: string;
+  /** The sex a relative's word says ("father"), when the name is one. */
+  gender?: Gender;
+}
+
+/** The proper names of a clause, and the speaker's or listener's relatives it names ("my sister", "your father"), in order. */
+function namesOf(tokens: readonly Token[], speaker?: { name: string; listener: string | null }): ClauseName[] {
+  const out: ClauseName[] = [];
+  for (let j = 0; j < tokens.length; j++) {
+    const whose = tokens[j]!.lower === 'my' ? speaker?.name : tokens[j]!.lower === 'your' ? speaker?.listener : undefined;
+    const word = tokens[j + 1]?.lower ?? '';
+    if (whose && RELATIONS.has(word) && gender(word) && tokens[j + 1]!.pos === 'NOUN' && tokens[j + 2]?.pos !== 'PROPN') {
+      out.push({ end: j + 2, text: `${whose}'s ${word}`, gender: gender(word) });
+      j++;
+      continue;
+    }
+    const name = properName(tokens, j, true);
+    if (!name) continue;
+    out.push({ end: name[0], text: name[1] });
+    j = name[0] - 1;
+  }
+  return out;
+}
+
+/**
+ * The person named last before the pronoun at `i` in its own clause, when one fits it: "Henrik
+ * took me to his parents' cabin" is Henrik's, and "Mr. Olsen did the inspection and says he's
+ * keeping 8,000" is Mr. Olsen, though the talk named others since Henrik or Mr. Olsen was last
+ * registered (a clause's names count for later clauses only after it). A name counts as a person
+ * when the segment typed it so or it is a first name or titled (`firstNameOf`), never a lone word
+ * nothing types (a place, a firm), and its sex, where known, must be the pronoun's. The subject
+ * and object of one verb are two people, so an object pronoun ("him") is left to the segment.
+ */
+function clausePerson(tokens: readonly Token[], i: number, pronoun: string, mentions: Mentions, exclude: ReadonlySet<string>, names: readonly ClauseName[]): string | null {
+  const wanted: Gender = FEMININE.has(pronoun) ? 'female' : 'male';
+  // A pronoun of the same sex earlier in the clause already took its name ("Diego walked with
+  // him until he was ready": "he" is who "him" was); only a name said after it comes first.
+  let after = -1;
+  for (let j = i - 1; j >= 0 && after < 0; j--) if (tokens[j]!.pos === 'PRON' && (wanted === 'female' ? SHE_FORMS : HE_FORMS).has(tokens[j]!.lower)) after = j;
+  // The nearest of those whose sex is the pronoun's, else the nearest whose sex is not known
+  // ("your father sees Dr. Okafor about the test he had": the father).
+  let open: string | null = null;
+  for (let k = names.length - 1; k >= 0; k--) {
+    const { end, text, gender: relative } = names[k]!;
+    if (end > i || end <= after || exclude.has(text)) continue;
+    const known = relative ? undefined : mentions.known(text);
+    const first = relative ? { person: true, gender: relative } : firstNameOf(text);
+    const person = known ? known.kind === 'person' || (known.kind === 'unknown' && first.person) : first.person;
+    const gender = known?.gender ?? first.gender;
+    if (!person || known?.plural) continue;
+    if (gender === wanted) return text;
+    if (gender === null) open ??= text;
+  }
+  return open;
 }
 
 /** Verbs after which a subject "it" stands for a clause that follows ("it seems that …", "it takes a day to …"). */

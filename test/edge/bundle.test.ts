@@ -27,9 +27,10 @@ describe('the Worker bundle', () => {
   });
 
   it('does not carry the model weights and fits the Free plan', () => {
-    // The rules extractor's English model (wink, ~3 MB of tables) is in the bundle; the 9.5 MB
-    // embedding model must not be. Cloudflare limits the compressed size (Free plan: 3 MiB).
-    expect(bundle.bytes).toBeLessThan(6 * 1024 * 1024);
+    // The rules extractor's English model (wink, ~3 MB of tables) and its first-name lists (~1 MB)
+    // are in the bundle; the 9.5 MB embedding model must not be. Cloudflare limits the compressed
+    // size (Free plan: 3 MiB).
+    expect(bundle.bytes).toBeLessThan(7 * 1024 * 1024);
     expect(bundle.gzipBytes).toBeLessThan(3 * 1024 * 1024);
     console.log(`${bundle.file}: ${(bundle.bytes / 1024).toFixed(1)} KiB raw, ${(bundle.gzipBytes / 1024).toFixed(1)} KiB gzip`);
   });

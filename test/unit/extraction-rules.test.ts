@@ -12,6 +12,7 @@ import { annotateDates, findDates } from '../../src/write/dates.js';
 import type { Segment } from '../../src/write/extraction.js';
 import { mergeProfile } from '../../src/write/profile-rules.js';
 import { foldLists } from '../../src/write/lists.js';
+import { firstNameOf, loadFirstNames } from '../../src/write/first-names.js';
 import { createRulesExtractor } from '../../src/write/rules-extractor.js';
 import { hashEmbedderDouble } from '../support/hash-embedder.js';
 
@@ -638,4 +639,69 @@ describe('what real conversations break', () => {
     expect(findDates('We play on Thursdays.', MONDAY)).toEqual([]);
     expect(findDates('I see her on Thursday evening.', MONDAY).map((d) => d.label)).toEqual(['2026-12-03']);
   });
+});
+
+describe('whom "he", "she" and "it" stand for in a chat between two people', () => {
+  const talk = (...lines: [speaker: 'Ingrid' | 'Tomasz', text: string][]) => ({
+    id: 'mc', app_id: 'default', project_id: 'default', session_id: 's',
+    messages: lines.map(([speaker, content], i) => ({
+      id: `m${i + 1}`, app_id: 'default', project_id: 'default', session_id: 's', seq: i, role: speaker === 'Ingrid' ? 'user' : 'assistant',
+      content, timestamp: MONDAY + i * 60_000, sender_id: speaker.toLowerCase(), sender_name: speaker,
+    }) as BufferedMessage),
+  });
+  const facts = async (...lines: Parameters<typeof talk>) => (await createRulesExtractor().extract(talk(...lines))).episodes[0]!.facts.filter((f) => f.sender_ids.includes('ingrid')).map((f) => f.content);
+
+  it('reads a first name\'s sex: "he" is never a woman named before, "she" never a man', async () => {
+    const said = await facts(['Tomasz', 'Kasia says hi.'], ['Ingrid', 'Tell Kasia hi back! Henrik is coming over tonight. He is cooking.']);
+    expect(said).toContain('Henrik is cooking.');
+    const after = await facts(['Ingrid', 'Henrik met Kasia at the market.'], ['Tomasz', 'nice'], ['Ingrid', 'He gave her a lift home.']);
+    expect(after).toContain('Henrik gave Kasia a lift home.');
+  });
+
+  it('never reads "it" as a person named by a first name', async () => {
+    const said = await facts(['Ingrid', 'Henrik drove me to the clinic. The doctor thinks it is a sprain.']);
+    expect(said.join(' ')).not.toMatch(/Henrik is a sprain/);
+  });
+
+  it('reads a person named earlier in the same clause before anyone named since', async () => {
+    expect(await facts(['Ingrid', 'Sigrid called yesterday.'], ['Tomasz', 'oh?'], ['Ingrid', 'Henrik took me to his parents\' cabin in Lyngen.']))
+      .toContain("Henrik took Ingrid to Henrik's parents' cabin in Lyngen.");
+    expect(await facts(['Ingrid', 'Henrik fixed the sink.'], ['Tomasz', 'and the landlord?'], ['Ingrid', 'Mr. Olsen did the inspection and says he is keeping 8,000 kroner of my deposit.']))
+      .toContain("Mr. Olsen did the inspection and says Mr. Olsen is keeping 8,000 kroner of Ingrid's deposit.");
+  });
+
+  it('reads the pronoun of the same sex said earlier in the clause, and a relative of the clause before another name', async () => {
+    expect(await facts(['Ingrid', 'Papá was confused again.'], ['Tomasz', 'oh no'], ['Ingrid', 'Henrik walked around the block with him until he was ready to come back in.']))
+      .toContain("Henrik walked around the block with Ingrid's papá until Ingrid's papá was ready to come back in.");
+    expect(await facts(['Tomasz', 'how is everyone?'], ['Ingrid', 'Your father sees Dr. Berg about the test he had.']))
+      .toEqual([expect.stringMatching(/Tomasz's father sees Dr\. Berg about the test Tomasz's father had\.$/)]);
+  });
+
+  it('reads no one from the name of a day ("New Year\'s Eve", "Christmas Eve")', async () => {
+    for (const day of ["New Year's Eve", 'Christmas Eve']) {
+      const said = await facts(['Ingrid', `I worked on ${day}.`], ['Tomasz', 'ouch'], ['Ingrid', 'Did she have any idea?']);
+      expect(said).toEqual([`Ingrid worked on ${day}.`]);
+    }
+  });
+
+  it('reads "Dad" or "Papá" said as a name as the speaker\'s father', async () => {
+    const said = await facts(['Ingrid', 'Papá left the gas ring on again.'], ['Tomasz', 'oh no'], ['Ingrid', 'He just laughed.']);
+    expect(said).toContain("Ingrid's papá just laughed.");
+  });
+});
+
+it('knows a first name\'s sex from the name lists, and a name given to both as either', async () => {
+  await loadFirstNames();
+  expect(firstNameOf('Kasia')).toEqual({ person: true, gender: 'female' });
+  expect(firstNameOf('Henrik')).toEqual({ person: true, gender: 'male' });
+  // In both of the common lists, or one the two sources disagree on: either pronoun.
+  expect(firstNameOf('Sam')).toEqual({ person: true, gender: null });
+  expect(firstNameOf('Taylor')).toEqual({ person: true, gender: null });
+  // A title or an initial makes a person of any name, and a gendered title says which.
+  expect(firstNameOf('Mr. Olsen')).toEqual({ person: true, gender: 'male' });
+  expect(firstNameOf('Poor Aunt Halina')).toEqual({ person: true, gender: 'female' });
+  expect(firstNameOf('Dr. Okafor')).toEqual({ person: true, gender: null });
+  expect(firstNameOf('J. Smith')).toEqual({ person: true, gender: null });
+  // No first name: a place, a firm, a common word.
+  for (const name of ['Charlottenlund', 'Mam Tor', 'Crutches', 'Leeds United', 'Mr.']) expect(firstNameOf(name)).toEqual({ person: false, gender: null });
 });
