@@ -169,6 +169,8 @@ const MONTH_LEAD = /\b(?:in|on|since|by|until|till|from|during|through|before|af
 const SUB_DAY = /^(?!.*\b(?:today|tonight|tomorrow|yesterday|morning|afternoon|evening|night|day|days|week|weeks|month|months|year|years|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|august|september|october|november|december)\b).*\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs?)\b/i;
 /** A unit of time with nothing that places it but a date after it ("weekend", "the last week"). */
 const UNIT_ONLY = /^(?:the\s+)?(?:(?:this|last|next|first|second|third|fourth|final)\s+)?(?:weekend|week|month)$/i;
+/** Days of the month listed before another ("the 3rd, 4th and ", "the 12th or the "), up to where it starts. */
+const ORDINALS_BEFORE = /(?:\b(?:the )?\d{1,2}(?:st|nd|rd|th)(?:,? (?:and|or|to) (?:the )?|, (?:the )?| ?[-–&] ?(?:the )?))+$/i;
 /** What follows a unit that the date after it places ("… of August 20th", "… of February"). */
 const OF_DATE = /^\s+of\s+(?:the\s+)?(?:\d|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)/i;
 /** A time of day alone ("midnight", "at noon"): no day is named, and "the midnight sun" is none. */
@@ -293,6 +295,20 @@ export function findDates(text: string, now: number, tense?: boolean): ResolvedD
       }
     }
     add(make(text, r.index, said, at, precision));
+  }
+
+  // "the 3rd and 4th of May", "the 3rd, 4th and 5th of June": the days listed before a day of a
+  // named month are days of that month (read alone, "the 3rd" went to this month's 3rd).
+  for (const d of [...found]) {
+    if (d.precision !== 'day' || !/^\d{1,2}(?:st|nd|rd|th) of\b/i.test(d.phrase)) continue;
+    const list = ORDINALS_BEFORE.exec(text.slice(Math.max(0, d.index - AROUND), d.index));
+    if (!list) continue;
+    const from = d.index - list[0].length;
+    const month = new Date(d.at);
+    for (const m of list[0].matchAll(/\b(?:the )?(\d{1,2})(?:st|nd|rd|th)\b/gi)) {
+      const at = Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), Number(m[1]));
+      if (new Date(at).getUTCDate() === Number(m[1])) add(make(text, from + m.index, m[0], at, 'day'));
+    }
   }
 
   // "on the 14th": the day of a month named in the sentence, else the next (or last) such day.

@@ -136,6 +136,16 @@ describe('dates', () => {
     expect(day('rest for two weeks')).toEqual([]);
   });
 
+  it('dates the days listed before a day of a named month in that month', () => {
+    // Said on Monday 2026-11-30: read alone, "the 3rd" was the coming 3rd of December.
+    expect(day("We're away on the 3rd and 4th of May.")).toEqual(['2027-05-03', '2027-05-04']);
+    expect(day('the 3rd, 4th and 5th of June')).toEqual(['2027-06-03', '2027-06-04', '2027-06-05']);
+    expect(day('We met on the 2nd or the 3rd of August.')).toEqual(['2026-08-02', '2026-08-03']);
+    // A day that is no list item keeps its own reading; one its month lacks is not made up.
+    expect(day('I fly on the 14th, back on the 4th of May.')).toEqual(['2026-12-14', '2027-05-04']);
+    expect(day('the 31st and 1st of June')).toEqual(['2027-06-01']);
+  });
+
   it('reads a weekday followed by a comma the way it reads one without', () => {
     // Said on a Monday: a bare weekday looks ahead in a sentence about the future, back in one about the past.
     expect(day('We will meet on Friday, after work.')).toEqual(day('We will meet on Friday after work.'));
