@@ -11,7 +11,8 @@
  * disagree on ("Taylor", "Riley"), is a person's name that takes either pronoun. A title ("Mr.",
  * "Dr.", "Aunt", "Mme") or an initial ("J. Smith") before a name says a person whatever the name.
  */
-import type { Gender } from './mentions.js';
+/** Which of "he" and "she" stands for someone (null: either, or not known). */
+export type Gender = 'female' | 'male' | null;
 
 /** Words before a name that make it a person's, with the pronoun they say where they say one. */
 const TITLES: Record<string, Gender> = {

@@ -5,12 +5,13 @@
  * sister* Ana, moved *to* Porto, works *at* St. Mary hospital). Kept to one segment: pronouns do
  * not reach across conversations.
  */
-import { firstNameOf } from './first-names.js';
+import { firstNameOf, type Gender } from './first-names.js';
 import type { Token } from './sentences.js';
+
+export type { Gender };
 
 /** `unknown`: a lone proper name nothing types ("SPQR", "Rio"); it may stand for a person or a thing. */
 export type MentionKind = 'person' | 'animal' | 'place' | 'organization' | 'thing' | 'unknown';
-export type Gender = 'female' | 'male' | null;
 
 export interface Mention {
   /** The name as written ("Pixel", "St. Mary hospital"), or a description ("Maya's sister"). */
