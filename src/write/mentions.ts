@@ -111,9 +111,10 @@ export function properName(tokens: readonly Token[], i: number, sentenceStart = 
   return [end, tokens.slice(i, end).map((t, k) => (k === 0 ? t.text : t.space + t.text)).join('')];
 }
 
-const FEMININE = new Set(['she', 'her', 'hers', 'herself']);
+/** The forms of "she" and of "he" (pronouns.ts reads them too). */
+export const FEMININE: ReadonlySet<string> = new Set(['she', 'her', 'hers', 'herself']);
+export const MASCULINE: ReadonlySet<string> = new Set(['he', 'him', 'his', 'himself']);
 const IT_PRONOUNS = new Set(['it', 'its', 'itself']);
-const MASCULINE = new Set(['he', 'him', 'his', 'himself']);
 /** Possessives before "name is" that name whoever they stand for ("His name is Biscuit"). */
 const NAMING_PRONOUNS = new Set(['his', 'her', 'its', 'their']);
 

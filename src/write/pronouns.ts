@@ -6,7 +6,7 @@
  * an "I" that is a number ("World War I") is not the speaker.
  */
 import { firstNameOf } from './first-names.js';
-import { gender, properName, RELATIONS, type Gender, type Mentions } from './mentions.js';
+import { FEMININE, gender, MASCULINE, properName, RELATIONS, type Gender, type Mentions } from './mentions.js';
 import type { Token } from './sentences.js';
 
 const THIRD_PRONOUNS = new Set(['he', 'she', 'it', 'they', 'him', 'her', 'them', 'his', 'hers', 'its', 'their', 'theirs', 'himself', 'herself', 'itself', 'themselves']);
@@ -126,9 +126,6 @@ export function resolvePronouns(tokens: readonly Token[], mentions: Mentions, ex
 
 /** "he", "she", "his" (and a possessive "her"): the pronouns a person named earlier in the same clause may stand for. */
 const PERSONAL = new Set(['he', 'she', 'his']);
-const FEMININE = new Set(['she', 'her']);
-const SHE_FORMS = new Set(['she', 'her', 'hers', 'herself']);
-const HE_FORMS = new Set(['he', 'him', 'his', 'himself']);
 
 /** A person a clause names: where the words end, and the name (or "Chloe's father" for "your father"). */
 interface ClauseName {
@@ -171,7 +168,7 @@ function clausePerson(tokens: readonly Token[], i: number, pronoun: string, ment
   // A pronoun of the same sex earlier in the clause already took its name ("Diego walked with
   // him until he was ready": "he" is who "him" was); only a name said after it comes first.
   let after = -1;
-  for (let j = i - 1; j >= 0 && after < 0; j--) if (tokens[j]!.pos === 'PRON' && (wanted === 'female' ? SHE_FORMS : HE_FORMS).has(tokens[j]!.lower)) after = j;
+  for (let j = i - 1; j >= 0 && after < 0; j--) if (tokens[j]!.pos === 'PRON' && (wanted === 'female' ? FEMININE : MASCULINE).has(tokens[j]!.lower)) after = j;
   // The nearest of those whose sex is the pronoun's, else the nearest whose sex is not known
   // ("your father sees Dr. Okafor about the test he had": the father).
   let open: string | null = null;
