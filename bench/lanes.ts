@@ -4,7 +4,7 @@
  * the write path or to search moves numbers in many tables at once; with this, rerunning them all is
  * one command, and what moved is a diff of the two folders rather than a reading of each table.
  *
- *   npm run bench:lanes -- --out DIR [--jobs 2] [--only REGEX] [--skip-teacher]
+ *   npm run bench:lanes -- --out DIR [--jobs 2] [--only REGEX] [--skip-teacher] [--durations OLD_DIR]
  *   npm run bench:lanes -- --compare OLD_DIR --with NEW_DIR
  *   npm run bench:lanes -- --list
  *
@@ -15,6 +15,11 @@
  * change to it); from any other source the run stops before it starts. Lines that only report
  * time (ms per search, seconds taken, messages per second) are left out of the comparison: they
  * move from run to run on a shared machine.
+ *
+ * The lanes start longest first, so the short ones fill in around the long ones and the run ends
+ * soon after the longest lane. Without `--durations`, "longest" is a guess: teacher lanes, then the
+ * others in list order; with it, the seconds each lane took in OLD_DIR (an earlier run, of any
+ * source) order them. A lane that reads another's file always waits for it and goes last.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -95,17 +100,42 @@ export function keptLanes(out: string, source: string): Set<string> {
   return kept;
 }
 
-async function run(out: string, jobs: number, all: readonly Lane[]): Promise<void> {
+/** The seconds each lane took in an earlier run's folder (its `.status` files). */
+export function laneSeconds(dir: string): Map<string, number> {
+  const seconds = new Map<string, number>();
+  for (const f of readdirSync(dir)) {
+    if (!f.endsWith('.status')) continue;
+    const match = /^seconds (\d+)$/m.exec(readFileSync(join(dir, f), 'utf8'));
+    if (match) seconds.set(f.slice(0, -'.status'.length), Number(match[1]));
+  }
+  return seconds;
+}
+
+/**
+ * The order lanes start in: longest first (by `seconds` where a lane has a time; one without is
+ * taken as longer than any timed one, as a new lane may be), teacher lanes before the others when
+ * nothing is timed, list order among equals; a lane that reads another's file last.
+ */
+export function laneOrder(lanes: readonly Lane[], seconds: ReadonlyMap<string, number> = new Map()): Lane[] {
+  const weight = (l: Lane) => (l.after ? -1 : seconds.size ? (seconds.get(l.id) ?? Infinity) : l.teacher ? 2 : 1);
+  // Array.prototype.sort is stable: equal weights keep the list's order.
+  return [...lanes].sort((a, b) => {
+    const wa = weight(a);
+    const wb = weight(b);
+    return wa === wb ? 0 : wb > wa ? 1 : -1;
+  });
+}
+
+async function run(out: string, jobs: number, all: readonly Lane[], seconds?: ReadonlyMap<string, number>): Promise<void> {
   const source = sourceIdentity();
   const kept = keptLanes(out, source);
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'SOURCE'), `${source}\n`);
   const lanes = all.filter((l) => !kept.has(l.id));
   if (kept.size) console.log(`${all.length - lanes.length} lanes kept from an earlier run of ${source}`);
-  // The long lanes first, so the short ones fill in around them; a lane that reads another's file
-  // after it (it then waits for that lane, which has started by the time it is picked).
-  const long = (l: Lane) => (l.after ? 0 : l.teacher ? 2 : 1);
-  const queue = [...lanes].sort((a, b) => long(b) - long(a));
+  // A lane that reads another's file goes after it (it then waits for that lane, which has started
+  // by the time it is picked).
+  const queue = laneOrder(lanes, seconds);
   const started = new Map<string, Promise<number | null>>(all.filter((l) => kept.has(l.id)).map((l) => [l.id, Promise.resolve(0)]));
   let failed = 0;
   const worker = async () => {
@@ -154,6 +184,7 @@ async function main(): Promise<void> {
       jobs: { type: 'string', default: '2' },
       only: { type: 'string' },
       'skip-teacher': { type: 'boolean', default: false },
+      durations: { type: 'string' },
       compare: { type: 'string' },
       with: { type: 'string' },
       list: { type: 'boolean', default: false },
@@ -173,7 +204,7 @@ async function main(): Promise<void> {
   if (!values.out) throw new Error('--out DIR (run the lanes), --compare OLD_DIR --with NEW_DIR, or --list');
   const jobs = Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs must be a whole number of 1 or more, not ${values.jobs}`);
-  await run(values.out, jobs, lanes);
+  await run(values.out, jobs, lanes, values.durations ? laneSeconds(values.durations) : undefined);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
