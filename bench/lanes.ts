@@ -83,6 +83,13 @@ export function sourceIdentity(cwd = ROOT): string {
   return changes ? `${head} with changes ${createHash('sha256').update(changes).digest('hex').slice(0, 16)}` : head;
 }
 
+/** Each lane's `.status` file in `dir` (its exit status and seconds), by lane id. */
+function statusFiles(dir: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const f of readdirSync(dir)) if (f.endsWith('.status')) found.set(f.slice(0, -'.status'.length), readFileSync(join(dir, f), 'utf8'));
+  return found;
+}
+
 /** The lanes of `out` that ended with status 0, when `out` was started from `source`; an error when from another. */
 export function keptLanes(out: string, source: string): Set<string> {
   const file = join(out, 'SOURCE');
@@ -94,19 +101,16 @@ export function keptLanes(out: string, source: string): Set<string> {
   const was = readFileSync(file, 'utf8').trim();
   if (was !== source) throw new Error(`${out} holds lanes of ${was}; this tree is ${source}: use another folder`);
   const kept = new Set<string>();
-  for (const f of readdirSync(out)) {
-    if (f.endsWith('.status') && /^rc 0$/m.test(readFileSync(join(out, f), 'utf8'))) kept.add(f.slice(0, -'.status'.length));
-  }
+  for (const [id, status] of statusFiles(out)) if (/^rc 0$/m.test(status)) kept.add(id);
   return kept;
 }
 
 /** The seconds each lane took in an earlier run's folder (its `.status` files). */
 export function laneSeconds(dir: string): Map<string, number> {
   const seconds = new Map<string, number>();
-  for (const f of readdirSync(dir)) {
-    if (!f.endsWith('.status')) continue;
-    const match = /^seconds (\d+)$/m.exec(readFileSync(join(dir, f), 'utf8'));
-    if (match) seconds.set(f.slice(0, -'.status'.length), Number(match[1]));
+  for (const [id, status] of statusFiles(dir)) {
+    const match = /^seconds (\d+)$/m.exec(status);
+    if (match) seconds.set(id, Number(match[1]));
   }
   return seconds;
 }
@@ -122,6 +126,7 @@ export function laneOrder(lanes: readonly Lane[], seconds: ReadonlyMap<string, n
   return [...lanes].sort((a, b) => {
     const wa = weight(a);
     const wb = weight(b);
+    // Not wb - wa: two untimed lanes (Infinity) would give NaN.
     return wa === wb ? 0 : wb > wa ? 1 : -1;
   });
 }
