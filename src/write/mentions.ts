@@ -5,7 +5,7 @@
  * sister* Ana, moved *to* Porto, works *at* St. Mary hospital). Kept to one segment: pronouns do
  * not reach across conversations.
  */
-import { firstNameOf, type Gender } from './first-names.js';
+import { firstNameOf, isPlaceName, type Gender } from './first-names.js';
 import type { Token } from './sentences.js';
 
 export type { Gender };
@@ -196,11 +196,12 @@ export class Mentions {
       // Asia. By the way, I moved and it's been a big adjustment"). People and pets stay for the segment.
       const thing = m.kind === 'thing' || m.kind === 'place' || m.kind === 'organization' || m.kind === 'unknown';
       if (thing && (m.message < this.message - 2 || m.order < this.topicFrom) && !FEMININE.has(p) && !MASCULINE.has(p)) return false;
-      const personLike = m.kind === 'person' || m.kind === 'animal' || m.kind === 'unknown';
+      // A big city the first-name lists hold as a name ("London is wild") is no "he" or "she".
+      const personLike = m.kind === 'person' || m.kind === 'animal' || (m.kind === 'unknown' && !isPlaceName(m.name));
       if (FEMININE.has(p)) return !m.plural && (m.gender === 'female' || (m.gender === null && personLike));
       if (MASCULINE.has(p)) return !m.plural && (m.gender === 'male' || (m.gender === null && personLike));
       // "it" is no one named by a first name ("Henrik … The doctor thinks it's a sprain").
-      if (IT_PRONOUNS.has(p)) return !m.plural && !untypedPhrase(m) && (m.kind === 'animal' || m.kind === 'thing' || m.kind === 'organization' || m.kind === 'place' || (m.kind === 'unknown' && !firstNameOf(m.name).person));
+      if (IT_PRONOUNS.has(p)) return !m.plural && !untypedPhrase(m) && (m.kind === 'animal' || m.kind === 'thing' || m.kind === 'organization' || m.kind === 'place' || (m.kind === 'unknown' && !firstNameOf(m.name).person && !isPlaceName(m.name)));
       if (['they', 'them', 'their', 'theirs', 'themselves'].includes(p)) return m.plural;
       return false;
     };

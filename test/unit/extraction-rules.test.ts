@@ -12,7 +12,7 @@ import { annotateDates, findDates } from '../../src/write/dates.js';
 import type { Segment } from '../../src/write/extraction.js';
 import { mergeProfile } from '../../src/write/profile-rules.js';
 import { foldLists } from '../../src/write/lists.js';
-import { firstNameOf, loadFirstNames } from '../../src/write/first-names.js';
+import { firstNameOf, isPlaceName, loadFirstNames } from '../../src/write/first-names.js';
 import { createRulesExtractor } from '../../src/write/rules-extractor.js';
 import { hashEmbedderDouble } from '../support/hash-embedder.js';
 
@@ -694,6 +694,13 @@ describe('whom "he", "she" and "it" stand for in a chat between two people', () 
     }
   });
 
+  it('reads no "he" or "she" as a big city the name lists hold as a name ("London", "Paris")', async () => {
+    const said = await facts(['Ingrid', 'Kasia has started nursery.'], ['Tomasz', 'already?'], ['Ingrid', 'London is wild. She is crawling backwards now.']);
+    expect(said).toContain('Kasia is crawling backwards now.');
+    const paris = await facts(['Ingrid', 'Henrik came with me. Paris was lovely.'], ['Tomasz', 'and the food?'], ['Ingrid', 'He ate too much.']);
+    expect(paris).toContain('Henrik ate too much.');
+  });
+
   it('reads "Dad" or "Papá" said as a name as the speaker\'s father', async () => {
     const said = await facts(['Ingrid', 'Papá left the gas ring on again.'], ['Tomasz', 'oh no'], ['Ingrid', 'He just laughed.']);
     expect(said).toContain("Ingrid's papá just laughed.");
@@ -714,4 +721,10 @@ it('knows a first name\'s sex from the name lists, and a name given to both as e
   expect(firstNameOf('J. Smith')).toEqual({ person: true, gender: null });
   // No first name: a place, a firm, a common word.
   for (const name of ['Charlottenlund', 'Mam Tor', 'Crutches', 'Leeds United', 'Mr.']) expect(firstNameOf(name)).toEqual({ person: false, gender: null });
+  // A big city the larger list holds as a name, said alone: no person's (and no "he", "she" or
+  // "it", mentions.ts); with a surname, a person; a city that is a common first name stays one.
+  for (const name of ['Paris', 'Chicago', 'Cairo']) expect([firstNameOf(name), isPlaceName(name)]).toEqual([{ person: false, gender: null }, true]);
+  expect(firstNameOf('Paris Hilton').person).toBe(true);
+  expect(firstNameOf('Sydney').person).toBe(true);
+  expect(isPlaceName('Sydney')).toBe(false);
 });
